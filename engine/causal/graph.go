@@ -1,0 +1,60 @@
+package causal
+
+import "sort"
+
+// Orientation sources recorded in Edge.OrientedBy.
+const (
+	OrientedByPC     = "pc"     // unshielded collider found from sepsets
+	OrientedByMeek   = "meek"   // implied by Meek's rules R1–R4
+	OrientedByLiNGAM = "lingam" // decided by the pairwise non-Gaussian measure
+	OrientedByLag    = "lag"    // time-lagged edge: the cause precedes the effect
+)
+
+// Edge is one adjacency of a discovered graph.
+type Edge struct {
+	// From and To name the endpoints. For an undirected edge (Directed
+	// false) they are in name order.
+	From, To string
+	Directed bool
+	// OrientedBy says what oriented the edge: "pc", "meek", "lingam", "lag",
+	// or "" for an undirected edge.
+	OrientedBy string
+	// Confidence in 0..1 is the adjacency confidence (1 - the largest
+	// p-value seen over the conditioning sets tested for this pair)
+	// multiplied by the orientation confidence: 1 for undirected edges, the
+	// smallest adjacency confidence of the edges that imply a "pc" or
+	// "meek" orientation, and for "lingam" the bootstrap agreement of the
+	// direction (rescaled from 0.5..1 to 0..1) times the evidence that the
+	// residuals are non-Gaussian. Lagged edges use 1 - PValue.
+	Confidence float64
+	// EffectStrength is the standardised linear effect of From on To: the
+	// coefficient of From when To is regressed on its parents (and, for an
+	// undirected edge, on From) using standardised data.
+	EffectStrength float64
+	// Lag is 0 for contemporaneous edges and the delay in rows otherwise.
+	Lag int
+	// GrangerF and PValue are the nested-model F statistic and its p-value
+	// for lagged edges; zero otherwise.
+	GrangerF, PValue float64
+}
+
+// Graph is a discovered causal graph.
+type Graph struct {
+	Nodes []string
+	Edges []Edge
+}
+
+// sortEdges orders edges by lag, then From, then To, so output is
+// deterministic.
+func sortEdges(edges []Edge) {
+	sort.Slice(edges, func(a, b int) bool {
+		ea, eb := edges[a], edges[b]
+		if ea.From != eb.From {
+			return ea.From < eb.From
+		}
+		if ea.To != eb.To {
+			return ea.To < eb.To
+		}
+		return ea.Lag < eb.Lag
+	})
+}
