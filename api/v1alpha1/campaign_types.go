@@ -1,0 +1,129 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CampaignPhase is the observed lifecycle state of a campaign.
+// +kubebuilder:validation:Enum=active;exhausted;expired;archived
+type CampaignPhase string
+
+const (
+	CampaignActive    CampaignPhase = "active"
+	CampaignExhausted CampaignPhase = "exhausted"
+	CampaignExpired   CampaignPhase = "expired"
+	CampaignArchived  CampaignPhase = "archived"
+)
+
+// Budget bounds the compute a campaign's runs may use.
+type Budget struct {
+	// ComputeUnits is the compute allowed to all runs of the campaign.
+	// +kubebuilder:validation:Minimum=0
+	ComputeUnits int64 `json:"computeUnits"`
+
+	// MaxRuns is the number of runs allowed.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	MaxRuns int32 `json:"maxRuns"`
+
+	// ExpiresAt ends the campaign; no runs are accepted afterwards.
+	// +optional
+	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
+}
+
+// CampaignGovernance overrides project governance for the campaign's claims.
+// +kubebuilder:validation:XValidation:rule="!has(self.autoPromoteTo) || !has(self.promotionCeiling) || (self.autoPromoteTo == 'explore' || (self.autoPromoteTo == 'validate' && self.promotionCeiling != 'explore') || (self.autoPromoteTo == 'publish' && self.promotionCeiling == 'publish'))",message="autoPromoteTo must not be above promotionCeiling"
+type CampaignGovernance struct {
+	// +optional
+	PromotionCeiling Tier `json:"promotionCeiling,omitempty"`
+	// +optional
+	RequireNegativeControls *bool `json:"requireNegativeControls,omitempty"`
+	// AutoPromoteTo is the tier claims are given when they pass the promotion checks.
+	// +optional
+	AutoPromoteTo Tier `json:"autoPromoteTo,omitempty"`
+}
+
+// CampaignSpec is the desired state of a campaign.
+type CampaignSpec struct {
+	// ProjectID is the parent project (proj_ prefix). Immutable.
+	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectID is immutable"
+	ProjectID string `json:"projectID"`
+
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=200
+	DisplayName string `json:"displayName"`
+
+	// +kubebuilder:validation:MaxLength=4000
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	Budget Budget `json:"budget"`
+
+	// +optional
+	Governance CampaignGovernance `json:"governance,omitempty"`
+
+	// Archived stops the campaign from accepting runs.
+	// +optional
+	Archived bool `json:"archived,omitempty"`
+
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	CreatedBy string `json:"createdBy,omitempty"`
+}
+
+// CampaignStatus is the observed state of a campaign; its counters are computed from the
+// campaign's runs on every reconcile, never incremented, so they cannot drift.
+type CampaignStatus struct {
+	// +optional
+	Phase CampaignPhase `json:"phase,omitempty"`
+	// ComputeUnitsUsed sums the compute units of finished runs and the estimates of unfinished ones.
+	// +optional
+	ComputeUnitsUsed int64 `json:"computeUnitsUsed"`
+	// RunsCompleted counts runs that reached completed.
+	// +optional
+	RunsCompleted int32 `json:"runsCompleted"`
+	// RunsTotal counts every run ever submitted to the campaign.
+	// +optional
+	RunsTotal int32 `json:"runsTotal"`
+	// RunsActive counts queued and running runs.
+	// +optional
+	RunsActive int32 `json:"runsActive"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Campaign is a budgeted series of runs in a project.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=camp,categories=disco
+// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Units",type=string,JSONPath=`.status.computeUnitsUsed`,description="compute units used"
+// +kubebuilder:printcolumn:name="Budget",type=integer,JSONPath=`.spec.budget.computeUnits`
+// +kubebuilder:printcolumn:name="Runs",type=integer,JSONPath=`.status.runsTotal`
+// +kubebuilder:printcolumn:name="Max Runs",type=integer,JSONPath=`.spec.budget.maxRuns`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Campaign struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   CampaignSpec   `json:"spec,omitempty"`
+	Status CampaignStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// CampaignList is a list of campaigns.
+type CampaignList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Campaign `json:"items"`
+}
+
+func init() { SchemeBuilder.Register(&Campaign{}, &CampaignList{}) }

@@ -1,0 +1,98 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DatasetPhase is the observed state of a dataset.
+// +kubebuilder:validation:Enum=profiling;ready;failed
+type DatasetPhase string
+
+const (
+	DatasetProfiling DatasetPhase = "profiling"
+	DatasetReady     DatasetPhase = "ready"
+	DatasetFailed    DatasetPhase = "failed"
+)
+
+// DatasetSpec describes an uploaded file. Immutable: a new file is a new dataset.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a dataset is immutable; upload a new one"
+type DatasetSpec struct {
+	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
+	ProjectID string `json:"projectID"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=200
+	DisplayName string `json:"displayName"`
+	// +kubebuilder:validation:Enum=csv;parquet
+	Format string `json:"format"`
+	// BlobKey locates the file in the blob store.
+	// +kubebuilder:validation:MaxLength=1024
+	BlobKey string `json:"blobKey"`
+	// +kubebuilder:validation:Minimum=0
+	SizeBytes int64 `json:"sizeBytes"`
+	// +kubebuilder:validation:Pattern=`^[a-f0-9]{64}$`
+	SHA256 string `json:"sha256"`
+	// Variables declared at upload (optional; the profile lists the real columns).
+	// +kubebuilder:validation:MaxItems=4096
+	// +optional
+	Variables []string `json:"variables,omitempty"`
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	CreatedBy string `json:"createdBy,omitempty"`
+}
+
+// DatasetStatus is what profiling found.
+type DatasetStatus struct {
+	// +optional
+	Phase DatasetPhase `json:"phase,omitempty"`
+	// +optional
+	Rows int64 `json:"rows"`
+	// +optional
+	Columns int32 `json:"columns"`
+	// +kubebuilder:validation:MaxItems=4096
+	// +optional
+	Variables []string `json:"variables,omitempty"`
+	// ProfileKey is the blob key of the profile JSON.
+	// +optional
+	ProfileKey string `json:"profileKey,omitempty"`
+	// +optional
+	ProfiledAt *metav1.Time `json:"profiledAt,omitempty"`
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Message string `json:"message,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Dataset is an uploaded table of observations.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ds,categories=disco
+// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Format",type=string,JSONPath=`.spec.format`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.rows`
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.sizeBytes`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Dataset struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DatasetSpec   `json:"spec,omitempty"`
+	Status DatasetStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// DatasetList is a list of datasets.
+type DatasetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Dataset `json:"items"`
+}
+
+func init() { SchemeBuilder.Register(&Dataset{}, &DatasetList{}) }

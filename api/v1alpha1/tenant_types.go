@@ -1,0 +1,91 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TenantTier sets a tenant's rate and concurrency limits.
+// +kubebuilder:validation:Enum=free;team;enterprise
+type TenantTier string
+
+const (
+	TenantTierFree       TenantTier = "free"
+	TenantTierTeam       TenantTier = "team"
+	TenantTierEnterprise TenantTier = "enterprise"
+)
+
+// TenantSpec is the desired state of a tenant.
+type TenantSpec struct {
+	// DisplayName is a human-readable name.
+	// +kubebuilder:validation:MaxLength=200
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
+
+	// Tier sets rate limits and the concurrent-run limit.
+	// +kubebuilder:default=free
+	// +optional
+	Tier TenantTier `json:"tier,omitempty"`
+
+	// Namespace holds the tenant's projects and everything under them. Defaults to
+	// "disco-<tenant object name>". Immutable once set.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="namespace is immutable"
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// LocalQueue names a Kueue LocalQueue in the tenant namespace; run Jobs are created
+	// suspended with the kueue.x-k8s.io/queue-name label when set.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	LocalQueue string `json:"localQueue,omitempty"`
+
+	// Groups are the Kubernetes groups whose members act for this tenant when they reach the
+	// facade as an aggregated API.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	// +optional
+	Groups []string `json:"groups,omitempty"`
+}
+
+// TenantStatus is the observed state of a tenant.
+type TenantStatus struct {
+	// Namespace is the namespace the controller ensured.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// Tenant is an organisation using disco. Its id is the object name with "_" for the first "-".
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=ten,categories=disco
+// +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.spec.tier`
+// +kubebuilder:printcolumn:name="Namespace",type=string,JSONPath=`.status.namespace`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Tenant struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   TenantSpec   `json:"spec,omitempty"`
+	Status TenantStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// TenantList is a list of tenants.
+type TenantList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Tenant `json:"items"`
+}
+
+func init() { SchemeBuilder.Register(&Tenant{}, &TenantList{}) }

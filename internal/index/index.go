@@ -1,0 +1,61 @@
+// Package index registers the cache field indexes that the controllers and the facade share,
+// so every list of a project's campaigns, a campaign's runs or a project's claims by tier is
+// an index lookup instead of a scan.
+package index
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// Field index names.
+const (
+	Project  = "spec.projectID"
+	Campaign = "spec.campaignID"
+	Run      = "spec.runID"
+	Dataset  = "spec.datasetID"
+	Tier     = "spec.tier"
+	Type     = "spec.type"
+	Tenant   = "spec.tenantID"
+)
+
+type spec struct {
+	obj     client.Object
+	field   string
+	extract client.IndexerFunc
+}
+
+func one(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
+}
+
+var all = []spec{
+	{&discov1.Project{}, Tenant, func(o client.Object) []string { return one(o.(*discov1.Project).Spec.TenantID) }},
+	{&discov1.Campaign{}, Project, func(o client.Object) []string { return one(o.(*discov1.Campaign).Spec.ProjectID) }},
+	{&discov1.Dataset{}, Project, func(o client.Object) []string { return one(o.(*discov1.Dataset).Spec.ProjectID) }},
+	{&discov1.Run{}, Project, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.ProjectID) }},
+	{&discov1.Run{}, Campaign, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.CampaignID) }},
+	{&discov1.Run{}, Dataset, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.DatasetID) }},
+	{&discov1.Claim{}, Project, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.ProjectID) }},
+	{&discov1.Claim{}, Campaign, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.CampaignID) }},
+	{&discov1.Claim{}, Run, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.RunID) }},
+	{&discov1.Claim{}, Tier, func(o client.Object) []string { return one(string(o.(*discov1.Claim).Spec.Tier)) }},
+	{&discov1.Claim{}, Type, func(o client.Object) []string { return one(string(o.(*discov1.Claim).Spec.Type)) }},
+}
+
+// Register adds every disco field index to the indexer (a manager's GetFieldIndexer()).
+// Call it once, before the manager starts.
+func Register(ctx context.Context, indexer client.FieldIndexer) error {
+	for _, s := range all {
+		if err := indexer.IndexField(ctx, s.obj, s.field, s.extract); err != nil {
+			return err
+		}
+	}
+	return nil
+}
