@@ -17,15 +17,14 @@ const (
 // DefaultSeparabilityTolerance is used when Separability is given tol <= 0.
 // Interaction strengths of exactly separable functions fitted by a surrogate
 // sit well below it; genuine interactions sit well above.
-const DefaultSeparabilityTolerance = 0.05
+const DefaultSeparabilityTolerance = 0.08
 
 // separabilitySamples caps the rows at which mixed partials are estimated.
 const separabilitySamples = 200
 
-// hessianStep is the finite-difference step in standardised input units.
-// Differencing analytic gradients keeps truncation error O(step²) with
-// negligible rounding error at this size.
-const hessianStep = 1e-3
+// rectangleHalfWidth is the finite-difference half-step for mixed partials,
+// in standard deviations of each feature (see InteractionStrengths).
+const rectangleHalfWidth = 0.5
 
 // Structure is a decomposition of the surrogate into independent groups of
 // features: y = f(group 1) + g(group 2) + ... (additive) or
@@ -70,97 +69,128 @@ func (m *Model) Separability(X [][]float64, tol float64) Structure {
 	return Structure{Form: NoStructure, Groups: [][]int{all}}
 }
 
-// InteractionStrengths estimates, at up to 200 evenly spaced rows of X, the
-// mixed partials of the surrogate by central differences of its analytic
-// input gradients, in standardised input units. Each strength is the RMS of
-// a mixed partial divided by the RMS norm of the gradient, so it is
-// dimensionless: the typical change in one feature's slope per standard
-// deviation of another, relative to the typical slope.
+// InteractionStrengths estimates the mixed partials of the surrogate at up to
+// 200 evenly spaced rows of X by the central mixed difference
+//
+//	[f(+,+) - f(+,-) - f(-,+) + f(-,-)] / (width_i * width_j)
+//
+// over a rectangle of half a standard deviation either side of the row in
+// features i and j, clamped to the data range so the surrogate is never
+// asked to extrapolate. That is the mixed partial averaged over the
+// rectangle: local curvature wiggles left by fitting average out, while
+// genuine interactions, which persist across the data, do not. Each strength
+// is the RMS of that difference, in standardised input units, divided by the
+// RMS norm of the analytic gradient, so it is dimensionless: the typical
+// change in one feature's slope per standard deviation of another, relative
+// to the typical slope.
 func (m *Model) InteractionStrengths(X [][]float64) Interactions {
 	p := m.NumInputs()
-	rows := m.checkShape(X)
-	if rows == 0 {
+	if m.checkShape(X) == 0 {
 		return Interactions{Additive: squareMatrix(p)}
 	}
-	z := sampleRows(m.standardise(X), separabilitySamples)
+	full := m.standardise(X)
+	lo, hi := columnRanges(full)
+	z := sampleRows(full, separabilitySamples)
 	n, _ := z.Dims()
 
-	f := m.forward(z).post[len(m.Layers)]
-	values := make([]float64, n)
-	for k := range values {
-		values[k] = f.At(k, 0)*m.OutputStd + m.OutputMean
-	}
+	values := m.originalOutputs(z)
 	grad := m.standardisedGradients(z)
 	grad.Scale(m.OutputStd, grad)
-	hess := m.standardisedHessians(z)
+	gradScale, logGradScale := gradientScales(grad, values)
 
-	result := Interactions{Additive: strengths(grad, hess, n, p, nil)}
-	if keepsOneSign(values) {
-		result.Multiplicative = strengths(grad, hess, n, p, values)
+	result := Interactions{Additive: squareMatrix(p)}
+	logMixed := squareMatrix(p)
+	oneSign := keepsOneSign(values)
+	corners := mat.NewDense(4*n, p, nil)
+	for i := range p {
+		for j := i + 1; j < p; j++ {
+			for c, sign := range cornerSigns {
+				for k := range n {
+					row := corners.RawRowView(c*n + k)
+					copy(row, z.RawRowView(k))
+					row[i] = min(hi[i], max(lo[i], row[i]+sign[0]*rectangleHalfWidth))
+					row[j] = min(hi[j], max(lo[j], row[j]+sign[1]*rectangleHalfWidth))
+				}
+			}
+			f := m.originalOutputs(corners)
+			oneSign = oneSign && keepsOneSign(f)
+			var sum, logSum float64
+			used := 0
+			for k := range n {
+				area := (corners.At(k, i) - corners.At(3*n+k, i)) * (corners.At(k, j) - corners.At(3*n+k, j))
+				if area == 0 {
+					continue // a constant feature has no extent to vary over
+				}
+				used++
+				d := (f[k] - f[n+k] - f[2*n+k] + f[3*n+k]) / area
+				sum += d * d
+				if oneSign {
+					dl := (logAbs(f[k]) - logAbs(f[n+k]) - logAbs(f[2*n+k]) + logAbs(f[3*n+k])) / area
+					logSum += dl * dl
+				}
+			}
+			if used == 0 {
+				continue
+			}
+			s := ratio(math.Sqrt(sum/float64(used)), gradScale)
+			result.Additive[i][j], result.Additive[j][i] = s, s
+			ls := ratio(math.Sqrt(logSum/float64(used)), logGradScale)
+			logMixed[i][j], logMixed[j][i] = ls, ls
+		}
+	}
+	if oneSign {
+		result.Multiplicative = logMixed
 	}
 	return result
 }
 
-// standardisedHessians returns hess[i] (rows × features), the derivative of
-// the gradient with respect to z_i, in original output units.
-func (m *Model) standardisedHessians(z *mat.Dense) []*mat.Dense {
-	n, p := z.Dims()
-	hess := make([]*mat.Dense, p)
-	shifted := mat.NewDense(n, p, nil)
-	for i := range p {
-		shifted.Copy(z)
-		for k := range n {
-			shifted.Set(k, i, z.At(k, i)+hessianStep)
-		}
-		up := m.standardisedGradients(shifted)
-		for k := range n {
-			shifted.Set(k, i, z.At(k, i)-hessianStep)
-		}
-		down := m.standardisedGradients(shifted)
-		up.Sub(up, down)
-		up.Scale(m.OutputStd/(2*hessianStep), up)
-		hess[i] = up
-	}
-	return hess
+// cornerSigns orders the rectangle's corners as (+,+), (+,-), (-,+), (-,-).
+var cornerSigns = [4][2]float64{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}}
+
+// originalOutputs runs the network on standardised rows and returns the
+// predictions in original units.
+func (m *Model) originalOutputs(z *mat.Dense) []float64 {
+	rows, _ := z.Dims()
+	return m.outputs(m.forward(z), rows)
 }
 
-// strengths turns gradients and Hessians into the normalised interaction
-// matrix. With values nil it measures f; otherwise log|f|, whose derivatives
-// follow from f's: ∂ log|f| / ∂z_i = g_i / f and
-// ∂² log|f| / ∂z_i∂z_j = H_ij / f - g_i g_j / f².
-func strengths(grad *mat.Dense, hess []*mat.Dense, n, p int, values []float64) [][]float64 {
-	var gradNorm2 float64
-	mixed2 := squareMatrix(p)
+// gradientScales returns the RMS gradient norm of f and of log|f| (the
+// latter meaningful only where f keeps one sign).
+func gradientScales(grad *mat.Dense, values []float64) (scale, logScale float64) {
+	n, p := grad.Dims()
+	var sum, logSum float64
 	for k := range n {
-		inv := 1.0
-		if values != nil {
-			inv = 1 / values[k]
-		}
 		for i := range p {
-			gi := grad.At(k, i) * inv
-			gradNorm2 += gi * gi
-			for j := i + 1; j < p; j++ {
-				// Average both orders: the finite differences are not exactly symmetric.
-				h := (hess[i].At(k, j) + hess[j].At(k, i)) / 2 * inv
-				if values != nil {
-					h -= gi * grad.At(k, j) * inv
-				}
-				mixed2[i][j] += h * h
-			}
+			g := grad.At(k, i)
+			sum += g * g
+			logSum += g * g / (values[k] * values[k])
 		}
 	}
-	out := squareMatrix(p)
-	scale := math.Sqrt(gradNorm2 / float64(n))
-	for i := range p {
-		for j := i + 1; j < p; j++ {
-			var s float64
-			if scale > 0 {
-				s = math.Sqrt(mixed2[i][j]/float64(n)) / scale
-			}
-			out[i][j], out[j][i] = s, s
+	return math.Sqrt(sum / float64(n)), math.Sqrt(logSum / float64(n))
+}
+
+// columnRanges returns each column's minimum and maximum.
+func columnRanges(z *mat.Dense) (lo, hi []float64) {
+	n, p := z.Dims()
+	lo, hi = make([]float64, p), make([]float64, p)
+	copy(lo, z.RawRowView(0))
+	copy(hi, z.RawRowView(0))
+	for k := 1; k < n; k++ {
+		for j, v := range z.RawRowView(k) {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
 		}
 	}
-	return out
+	return lo, hi
+}
+
+func logAbs(v float64) float64 { return math.Log(math.Abs(v)) }
+
+// ratio is a/b, or 0 when the model is flat (b == 0) and nothing can interact.
+func ratio(a, b float64) float64 {
+	if b == 0 || math.IsInf(b, 0) || math.IsNaN(b) {
+		return 0
+	}
+	return a / b
 }
 
 // keepsOneSign reports whether every value is non-zero with the same sign.

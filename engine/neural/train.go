@@ -39,6 +39,8 @@ func Train(ctx context.Context, X [][]float64, y []float64, opts Options) (*Mode
 	t := &trainer{model: m, opt: newAdam(m.Layers, opts.LearningRate)}
 	t.keepIfBest(zVal, tVal)
 	stale := 0
+	plateau := max(5, opts.Patience/3)
+	minRate := opts.LearningRate / 64
 	for epoch := 0; epoch < opts.Epochs; epoch++ {
 		rng.Shuffle(len(trainRows), func(a, b int) { trainRows[a], trainRows[b] = trainRows[b], trainRows[a] })
 		for start := 0; start < len(trainRows); start += opts.BatchSize {
@@ -53,6 +55,11 @@ func Train(ctx context.Context, X [][]float64, y []float64, opts Options) (*Mode
 			stale = 0
 		} else if stale++; stale >= opts.Patience {
 			break
+		} else if stale%plateau == 0 && t.opt.rate > minRate {
+			// Reduce on plateau: smaller steps let Adam settle into the
+			// minimum instead of rattling around it, which matters for the
+			// smoothness of the surrogate's derivatives.
+			t.opt.rate /= 2
 		}
 		if opts.Progress != nil && epoch+1 < opts.Epochs {
 			opts.Progress(float64(epoch+1) / float64(opts.Epochs))
