@@ -1,0 +1,197 @@
+package data
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// readCSV reads delimited text in two streaming passes over r: the first
+// checks the structure, counts rows and infers each column's type; the
+// second parses cells straight into typed, preallocated columns. Reading
+// twice costs CPU but keeps memory at the size of the parsed columns, with
+// no copy of the raw text held while types are still unknown.
+func readCSV(r io.ReaderAt, size int64) (*Frame, error) {
+	sample, whole, err := readSample(r, size)
+	if err != nil {
+		return nil, &ValidationError{Code: CodeDatasetUnreadable, Message: fmt.Sprintf("cannot read the dataset: %v", err), Err: err}
+	}
+	if looksBinary(sample, whole) {
+		return nil, &ValidationError{Code: CodeDatasetUnreadable, Message: "the dataset is not UTF-8 text (it holds NUL bytes or invalid UTF-8); upload a CSV/TSV text file or a Parquet file"}
+	}
+	delim := sniffDelimiter(sample, whole)
+
+	header, guesses, rows, err := scanCSV(r, size, delim)
+	if err != nil {
+		return nil, err
+	}
+	frame := &Frame{Columns: make([]Column, len(header)), Rows: rows}
+	for j, name := range header {
+		c := Column{Name: name, DType: guesses[j].dtype()}
+		if c.DType == String {
+			c.Strings = make([]string, 0, rows)
+		} else {
+			c.Values = make([]float64, 0, rows)
+		}
+		frame.Columns[j] = c
+	}
+	if err := fillCSV(r, size, delim, frame); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}
+
+// newCSVReader opens a fresh pass over the file.
+func newCSVReader(r io.ReaderAt, size int64, delim rune) *csv.Reader {
+	cr := csv.NewReader(io.NewSectionReader(r, 0, size))
+	cr.Comma = delim
+	cr.ReuseRecord = true
+	cr.LazyQuotes = true // a stray " inside a field is data, not an error
+	return cr
+}
+
+// scanCSV is the first pass: header, per-column type guesses, row count.
+func scanCSV(r io.ReaderAt, size int64, delim rune) ([]string, []typeGuess, int, error) {
+	cr := newCSVReader(r, size, delim)
+	record, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, 0, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has no header row and no data; upload a file whose first line names the columns"}
+	}
+	if err != nil {
+		return nil, nil, 0, csvError(err, 0, len(record))
+	}
+	header, err := headerNames(record)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	guesses := make([]typeGuess, len(header))
+	rows := 0
+	for {
+		record, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, 0, csvError(err, len(header), len(record))
+		}
+		line, _ := cr.FieldPos(0)
+		for j, cell := range record {
+			if !utf8.ValidString(cell) || strings.IndexByte(cell, 0) >= 0 {
+				return nil, nil, 0, &ValidationError{
+					Code: CodeDatasetUnreadable, Column: header[j], Row: line,
+					Message: fmt.Sprintf("line %d, column %q is not UTF-8 text; re-save the file as UTF-8", line, header[j]),
+				}
+			}
+			guesses[j].observe(strings.TrimSpace(cell))
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, nil, 0, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has a header row but no data rows; add at least one row of values"}
+	}
+	return header, guesses, rows, nil
+}
+
+// fillCSV is the second pass: it appends every cell to its typed column.
+// The first pass has already vetted the structure and the types.
+func fillCSV(r io.ReaderAt, size int64, delim rune, frame *Frame) error {
+	cr := newCSVReader(r, size, delim)
+	if record, err := cr.Read(); err != nil { // header, already checked
+		return csvError(err, 0, len(record))
+	}
+	for {
+		record, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvError(err, len(frame.Columns), len(record))
+		}
+		for j, cell := range record {
+			appendCell(&frame.Columns[j], strings.TrimSpace(cell))
+		}
+	}
+}
+
+// appendCell parses one cell into c; the cell is known to fit c.DType.
+func appendCell(c *Column, cell string) {
+	if isNullToken(cell) {
+		c.Nulls++
+		if c.DType == String {
+			c.Strings = append(c.Strings, "")
+		} else {
+			c.Values = append(c.Values, math.NaN())
+		}
+		return
+	}
+	var v float64
+	switch c.DType {
+	case String:
+		c.Strings = append(c.Strings, cell)
+		return
+	case Int64:
+		i, _ := strconv.ParseInt(cell, 10, 64)
+		v = float64(i)
+	case Float64:
+		v, _ = parseFloat(cell)
+	case Bool:
+		if b, _ := parseBool(cell); b {
+			v = 1
+		}
+	}
+	c.Values = append(c.Values, v)
+}
+
+// headerNames cleans the header: it drops a UTF-8 byte-order mark, trims
+// spaces, names empty headers (e.g. an unnamed index column) column_<n>,
+// and rejects duplicates, which would make column lookup ambiguous.
+func headerNames(record []string) ([]string, error) {
+	names := make([]string, len(record))
+	seen := make(map[string]int, len(record))
+	for j, raw := range record {
+		if j == 0 {
+			raw = strings.TrimPrefix(raw, "\uFEFF")
+		}
+		if !utf8.ValidString(raw) {
+			return nil, &ValidationError{Code: CodeDatasetUnreadable, Row: 1, Message: fmt.Sprintf("the header name of column %d is not UTF-8 text; re-save the file as UTF-8", j+1)}
+		}
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			name = fmt.Sprintf("column_%d", j+1)
+		}
+		if first, dup := seen[name]; dup {
+			return nil, &ValidationError{
+				Code: CodeColumnDuplicate, Column: name, Row: 1,
+				Message: fmt.Sprintf("columns %d and %d are both named %q; give every column a distinct name", first+1, j+1, name),
+			}
+		}
+		seen[name] = j
+		names[j] = name
+	}
+	return names, nil
+}
+
+// csvError turns an encoding/csv error into a ValidationError naming the
+// line. width is the header's field count (0 while reading the header) and
+// got the field count of the offending record.
+func csvError(err error, width, got int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return &ValidationError{Code: CodeDatasetUnreadable, Message: fmt.Sprintf("cannot read the dataset: %v", err), Err: err}
+	}
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		return &ValidationError{
+			Code: CodeRowLengthMismatch, Row: pe.StartLine, Err: err,
+			Message: fmt.Sprintf("line %d has %d fields but the header has %d; fix that row or quote values that contain the delimiter", pe.StartLine, got, width),
+		}
+	}
+	return &ValidationError{
+		Code: CodeDatasetUnreadable, Row: pe.StartLine, Err: err,
+		Message: fmt.Sprintf("line %d cannot be parsed as delimited text: %v", pe.StartLine, pe.Err),
+	}
+}
