@@ -1,0 +1,34 @@
+// Package conservation finds conserved quantities in time-series data that
+// is grouped into trajectories.
+//
+// A conserved quantity Q(x) is constant along every trajectory but may take a
+// different value on each one (the energy of an oscillator depends on its
+// amplitude). The method follows the null-space idea of implicit sparse
+// regression:
+//
+//  1. Build a library of candidate terms: monomials of the variables up to
+//     Options.MaxDegree and sin/cos of each variable (the pendulum energy
+//     needs cos(theta)).
+//  2. Centre every term within each trajectory, so that only the variation
+//     along a trajectory remains, stack the trajectories and scale each
+//     column to unit root mean square.
+//  3. Take the SVD. A combination Q = sum_k c_k f_k is conserved exactly when
+//     the centred library times c vanishes, so right singular vectors with
+//     near-zero singular values span the conserved quantities; their count
+//     bounds how many independent quantities are reported.
+//  4. Extract sparse, readable combinations from that near-null space by
+//     sequential thresholding (each term regressed on the others, and each
+//     near-null singular vector thresholded), re-solving on the support, and
+//     pruning terms one at a time while the quantity stays conserved.
+//  5. Accept a candidate only if its relative variation (see Quantity) is
+//     within Options.Tolerance and its value separates the trajectories:
+//     the spread of its per-trajectory means must clearly exceed its spread
+//     along trajectories. This rejects identities of the data (a combination
+//     that is constant everywhere, or nearly so, such as cos(x) + x^2/2 for
+//     small x) which would otherwise look conserved.
+//
+// Terms that are constant within every trajectory (parameters, labels) carry
+// no dynamics; they vanish after centring and are left out of the library.
+// A quantity that takes the same value on every trajectory cannot be told
+// apart from an identity and is not reported.
+package conservation

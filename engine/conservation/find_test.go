@@ -1,0 +1,272 @@
+package conservation
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+var (
+	sinOf  = math.Sin
+	sqrtOf = math.Sqrt
+)
+
+func massSpringData(k, m float64) ([][]float64, []string) {
+	starts := [][]float64{{0.5, 0}, {1, 0.5}, {0, 1.8}, {1.5, -1}, {2, 0.3}}
+	var trajs [][][]float64
+	for _, s := range starts {
+		trajs = append(trajs, rk4(massSpring(k, m), s, 0.01, 200, 5))
+	}
+	return stack(trajs)
+}
+
+func TestMassSpringEnergy(t *testing.T) {
+	const k, m = 2.0, 1.0
+	X, labels := massSpringData(k, m)
+	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("want 1 quantity, got %d: %+v", len(qs), qs)
+	}
+	q := qs[0]
+	if q.Expression != "2*x^2 + v^2" {
+		t.Errorf("expression %q, want %q", q.Expression, "2*x^2 + v^2")
+	}
+	assertTerms(t, q, "v^2", "x^2")
+	if r := q.Coefficients["x^2"] / q.Coefficients["v^2"]; math.Abs(r-k/m) > 1e-3 {
+		t.Errorf("x^2 : v^2 = %g, want %g", r, k/m)
+	}
+	if q.RelativeVariation > 1e-4 {
+		t.Errorf("relative variation %g of an RK4 energy, want < 1e-4", q.RelativeVariation)
+	}
+	if !slices.Equal(q.Variables, []string{"x", "v"}) || q.Trajectories != 5 {
+		t.Errorf("variables %v trajectories %d", q.Variables, q.Trajectories)
+	}
+}
+
+func TestMassSpringEnergyWithNoise(t *testing.T) {
+	const k, m = 2.0, 1.0
+	X, labels := massSpringData(k, m)
+	addNoise(X, 0.01, rand.New(rand.NewPCG(1, 2)))
+	// 1% noise on x and v makes the measured energy wobble by a few percent
+	// of the terms' own variation, so the default 2% tolerance is too strict.
+	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 0.08})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("want 1 quantity, got %d: %+v", len(qs), qs)
+	}
+	q := qs[0]
+	assertTerms(t, q, "v^2", "x^2")
+	if r := q.Coefficients["x^2"] / q.Coefficients["v^2"]; math.Abs(r-k/m) > 0.05*k/m {
+		t.Errorf("x^2 : v^2 = %g, want %g within 5%%", r, k/m)
+	}
+	t.Logf("noisy: %s (relative variation %.4f)", q.Expression, q.RelativeVariation)
+}
+
+func TestPendulumEnergy(t *testing.T) {
+	const gOverL = 4.0
+	var trajs [][][]float64
+	for _, theta0 := range []float64{0.4, 1.0, 1.6, 2.2, 2.8} {
+		trajs = append(trajs, rk4(pendulum(gOverL), []float64{theta0, 0}, 0.005, 300, 4))
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"theta", "omega"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("want 1 quantity, got %d: %+v", len(qs), qs)
+	}
+	q := qs[0]
+	assertTerms(t, q, "cos(theta)", "omega^2")
+	// E = omega^2/2 - (g/L) cos(theta)  =>  cos : omega^2 = -2 g/L.
+	if r := q.Coefficients["cos(theta)"] / q.Coefficients["omega^2"]; math.Abs(r+2*gOverL) > 1e-3 {
+		t.Errorf("cos(theta) : omega^2 = %g, want %g", r, -2*gOverL)
+	}
+	if q.Expression != "omega^2 - 8*cos(theta)" {
+		t.Errorf("expression %q", q.Expression)
+	}
+}
+
+func TestKeplerAngularMomentum(t *testing.T) {
+	// Orbits of different size, shape and orientation, so that no accidental
+	// relation between the orbits' energies and angular momenta holds.
+	starts := []struct{ r, phase, speed, tilt float64 }{
+		{1, 0, 0.9, 0}, {1.3, 1, 0.85, 0.2}, {0.8, 2.5, 1.3, -0.3}, {1.1, 4, 1.1, 0.4}, {0.9, 5.2, 1.0, -0.1},
+	}
+	var trajs [][][]float64
+	for _, s := range starts {
+		x, y := s.r*math.Cos(s.phase), s.r*math.Sin(s.phase)
+		dir := s.phase + math.Pi/2 + s.tilt
+		y0 := []float64{x, y, s.speed * math.Cos(dir), s.speed * math.Sin(dir)}
+		trajs = append(trajs, rk4(kepler(1), y0, 0.002, 400, 25))
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"x", "y", "vx", "vy"}, labels, Options{MaxDegree: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) == 0 {
+		t.Fatal("no quantity found")
+	}
+	q := qs[0]
+	if q.Expression != "x*vy - y*vx" {
+		t.Errorf("expression %q, want %q (all: %+v)", q.Expression, "x*vy - y*vx", qs)
+	}
+	assertTerms(t, q, "x*vy", "y*vx")
+	for _, extra := range qs[1:] {
+		t.Errorf("unexpected extra quantity %q (relative variation %g)", extra.Expression, extra.RelativeVariation)
+	}
+}
+
+func TestRandomWalkHasNoQuantity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	var trajs [][][]float64
+	for range 4 {
+		x, y := 0.0, 0.0
+		var states [][]float64
+		for range 250 {
+			x += 0.1 * rng.NormFloat64()
+			y += 0.1 * rng.NormFloat64()
+			states = append(states, []float64{x, y})
+		}
+		trajs = append(trajs, states)
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"x", "y"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 0 {
+		t.Errorf("random walk gave %+v", qs)
+	}
+}
+
+// An exact identity among the variables (z = x + y) is constant everywhere,
+// so it is not a conserved quantity of the dynamics and must not be reported.
+func TestIdentityIsNotReported(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var trajs [][][]float64
+	for range 3 {
+		x, y := rng.NormFloat64(), rng.NormFloat64()
+		var states [][]float64
+		for range 200 {
+			x += 0.1 * rng.NormFloat64()
+			y += 0.1 * rng.NormFloat64()
+			states = append(states, []float64{x, y, x + y})
+		}
+		trajs = append(trajs, states)
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"x", "y", "z"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 0 {
+		t.Errorf("identity reported as conserved: %+v", qs)
+	}
+}
+
+func TestSingleTrajectoryIsAnError(t *testing.T) {
+	states := rk4(massSpring(1, 1), []float64{1, 0}, 0.01, 100, 5)
+	X, labels := stack([][][]float64{states})
+	_, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{})
+	if !errors.Is(err, ErrTooFewTrajectories) {
+		t.Errorf("got %v, want ErrTooFewTrajectories", err)
+	}
+}
+
+func TestInvalidInput(t *testing.T) {
+	X, labels := massSpringData(1, 1)
+	short := [][]float64{X[0][:4], X[1][:4], append(X[0][:0:0], X[0][200:400]...)}
+	cases := map[string]func() error{
+		"names mismatch": func() error {
+			_, err := Find(context.Background(), X, []string{"x"}, labels, Options{})
+			return err
+		},
+		"labels mismatch": func() error {
+			_, err := Find(context.Background(), X, []string{"x", "v"}, labels[1:], Options{})
+			return err
+		},
+		"non-finite": func() error {
+			bad := [][]float64{slices.Clone(X[0]), X[1]}
+			bad[0][10] = math.NaN()
+			_, err := Find(context.Background(), bad, []string{"x", "v"}, labels, Options{})
+			return err
+		},
+		"too few rows in a trajectory": func() error {
+			x := append(slices.Clone(short[0]), X[0][200:400]...)
+			v := append(slices.Clone(short[1]), X[1][200:400]...)
+			l := append(slices.Clone(labels[:4]), labels[200:400]...)
+			_, err := Find(context.Background(), [][]float64{x, v}, []string{"x", "v"}, l, Options{})
+			return err
+		},
+		"bad tolerance": func() error {
+			_, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 2})
+			return err
+		},
+		"cancelled": func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := Find(ctx, X, []string{"x", "v"}, labels, Options{})
+			return err
+		},
+	}
+	for name, run := range cases {
+		if err := run(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	X, labels := massSpringData(3, 2)
+	a, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Find(context.Background(), X, []string{"x", "v"}, labels, Options{})
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("two runs differ: %+v vs %+v", a, b)
+	}
+}
+
+// assertTerms checks that q has exactly the given terms (sorted).
+func assertTerms(t *testing.T, q Quantity, want ...string) {
+	t.Helper()
+	var got []string
+	for k := range q.Coefficients {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("terms %v, want %v (expression %q)", got, want, q.Expression)
+	}
+}
+
+// A one-parameter family of orbits lies on a surface in phase space, on which
+// smooth functions of the orbit parameter (the energy, in x and vy alone) can
+// be approximated by many-term combinations; only the exact, short angular
+// momentum may be reported.
+func TestKeplerOneParameterFamily(t *testing.T) {
+	var trajs [][][]float64
+	for _, v0 := range []float64{0.9, 1.0, 1.15, 1.25} {
+		trajs = append(trajs, rk4(kepler(1), []float64{1, 0, 0, v0}, 0.002, 400, 25))
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"x", "y", "vx", "vy"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Expression != "x*vy - y*vx" {
+		t.Errorf("got %+v, want only x*vy - y*vx", qs)
+	}
+}

@@ -1,0 +1,47 @@
+package conservation
+
+import "fmt"
+
+// Options tunes Find. Zero values select the defaults.
+type Options struct {
+	// MaxDegree is the highest total degree of the monomial terms (default 2).
+	MaxDegree int
+	// Tolerance is the largest relative variation (see Quantity) of an
+	// accepted quantity (default 0.02).
+	Tolerance float64
+	// MaxQuantities caps how many independent quantities are returned
+	// (default 3).
+	MaxQuantities int
+}
+
+const (
+	defaultMaxDegree     = 2
+	defaultTolerance     = 0.02
+	defaultMaxQuantities = 3
+
+	// maxLibraryTerms bounds the candidate library so that the sparse search
+	// stays cheap; it allows, for example, 8 variables at degree 3.
+	maxLibraryTerms = 200
+)
+
+// withDefaults fills zero fields and rejects values that make no sense.
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxDegree == 0 {
+		o.MaxDegree = defaultMaxDegree
+	}
+	if o.Tolerance == 0 {
+		o.Tolerance = defaultTolerance
+	}
+	if o.MaxQuantities == 0 {
+		o.MaxQuantities = defaultMaxQuantities
+	}
+	switch {
+	case o.MaxDegree < 1:
+		return o, fmt.Errorf("conservation: MaxDegree must be at least 1, got %d", o.MaxDegree)
+	case !(o.Tolerance > 0 && o.Tolerance < 1):
+		return o, fmt.Errorf("conservation: Tolerance must be in (0, 1), got %g", o.Tolerance)
+	case o.MaxQuantities < 1:
+		return o, fmt.Errorf("conservation: MaxQuantities must be at least 1, got %d", o.MaxQuantities)
+	}
+	return o, nil
+}
