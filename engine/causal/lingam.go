@@ -25,6 +25,11 @@ type lingamEvidence struct {
 	// pNonGauss is the smaller Jarque–Bera p-value of the two adjusted
 	// variables: the evidence that the model is identifiable at all.
 	pNonGauss float64
+	// pFit is the p-value of the hypothesis that, in the chosen direction,
+	// the residual is independent of the cause (residualIndependenceP). A
+	// small value means the linear non-Gaussian model does not describe the
+	// pair, so its likelihood ratio cannot be trusted.
+	pFit float64
 }
 
 // lingamOrienter orients the edges PC and Meek leave undirected.
@@ -48,7 +53,10 @@ type cachedEvidence struct {
 // non-Gaussian (Jarque–Bera p-value below alpha divided by the number of
 // undirected edges, a Bonferroni bound so Gaussian data stay undirected) and
 // at least a fraction 1-alpha of bootstrap resamples agree on the
-// direction. Orienting one edge changes the parents of its neighbours, so
+// direction, and the residual in that direction passes a rank test of
+// independence from the cause at level alpha (a misspecified model, e.g.
+// heteroscedastic or nonlinear, makes the likelihood ratio confidently
+// wrong, so such edges are left undirected). Orienting one edge changes the parents of its neighbours, so
 // evidence is recomputed whenever an edge's adjustment set changes.
 // It returns the number of edges oriented by LiNGAM and by the Meek closure
 // that followed.
@@ -79,7 +87,7 @@ func (o *lingamOrienter) orient(ctx context.Context, g *pdag) (byLiNGAM, byMeek 
 					return byLiNGAM, byMeek, err
 				}
 				ev := o.evidence(g, x, y)
-				if ev.pNonGauss >= gate || ev.agree < 1-o.alpha {
+				if ev.pNonGauss >= gate || ev.agree < 1-o.alpha || ev.pFit < o.alpha {
 					continue
 				}
 				if !found || ev.agree > bestEv.agree || (ev.agree == bestEv.agree && ev.score > bestEv.score) {
@@ -143,6 +151,7 @@ func (o *lingamOrienter) compute(x, y int, adjust []int) lingamEvidence {
 	}
 	full := pairwiseLikelihoodRatio(bx, by, b1, b2)
 	ev.forward = full > 0
+	ev.pFit = o.directionFit(bx, by, ev.forward)
 
 	// Each edge gets its own stream so results do not depend on the order
 	// in which edges are evaluated.
@@ -171,6 +180,25 @@ func (o *lingamOrienter) compute(x, y int, adjust []int) lingamEvidence {
 		ev.score = math.Abs(mean) / sd
 	}
 	return ev
+}
+
+// directionFit tests the residual of the chosen direction against its
+// cause; x and y are standardised.
+func (o *lingamOrienter) directionFit(x, y []float64, forward bool) float64 {
+	cause, effect := x, y
+	if !forward {
+		cause, effect = y, x
+	}
+	var rho float64
+	for i := range cause {
+		rho += cause[i] * effect[i]
+	}
+	rho /= float64(len(cause))
+	resid := make([]float64, len(cause))
+	for i := range resid {
+		resid[i] = effect[i] - rho*cause[i]
+	}
+	return residualIndependenceP(cause, resid)
 }
 
 // residual returns variable v (standardised) minus its least-squares fit
