@@ -109,3 +109,14 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+func TestSeparabilityOfOneFeature(t *testing.T) {
+	X := uniformColumns(24, 50, [2]float64{-1, 1})
+	m, err := Train(context.Background(), X, targetOf(X, func(x []float64) float64 { return x[0] * x[0] }), Options{Hidden: []int{4}, Epochs: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Separability(X, 0), (Structure{Form: NoStructure, Groups: [][]int{{0}}}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Separability = %+v, want %+v", got, want)
+	}
+}
