@@ -6,31 +6,51 @@ import (
 	"math"
 )
 
-// countDuplicateRows counts rows equal to some earlier row. Rows are
-// bucketed by a hash of their cells and compared exactly within a bucket,
-// so memory is a few words per distinct row rather than a copy of the data.
+// countDuplicateRows counts rows equal to some earlier row. Rows are keyed
+// by a hash of their cells and compared exactly on a hash match, so memory
+// is a map entry per distinct row rather than a copy of the data. Distinct
+// rows whose hashes collide (rare) go to an overflow list.
 func countDuplicateRows(f *Frame) int {
 	seed := maphash.MakeSeed()
-	buckets := make(map[uint64][]int, f.Rows)
+	return countDuplicateRowsBy(f, func(i int) uint64 { return hashRow(f, i, seed) })
+}
+
+// countDuplicateRowsBy is countDuplicateRows with the row hash supplied, so
+// tests can force collisions.
+func countDuplicateRowsBy(f *Frame, hash func(row int) uint64) int {
+	first := make(map[uint64]int, f.Rows) // hash -> first row with it
+	var overflow map[uint64][]int         // hash -> later distinct rows with it
 	duplicates := 0
 	for i := range f.Rows {
-		h := hashRow(f, i, seed)
-		dup := false
-		for _, k := range buckets[h] {
-			if rowsEqual(f, i, k) {
-				dup = true
-				break
-			}
-		}
-		if dup {
+		h := hash(i)
+		k, seen := first[h]
+		switch {
+		case !seen:
+			first[h] = i
+		case rowsEqual(f, i, k):
 			duplicates++
-			continue
+		default:
+			dup := false
+			for _, k := range overflow[h] {
+				if rowsEqual(f, i, k) {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				duplicates++
+				continue
+			}
+			if overflow == nil {
+				overflow = make(map[uint64][]int)
+			}
+			overflow[h] = append(overflow[h], i)
 		}
-		buckets[h] = append(buckets[h], i)
 	}
 	return duplicates
 }
 
+// hashRow hashes row i so that rows rowsEqual calls equal hash alike.
 func hashRow(f *Frame, i int, seed maphash.Seed) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -62,6 +82,7 @@ func canonicalBits(v float64) uint64 {
 	return math.Float64bits(v)
 }
 
+// rowsEqual compares two rows cell by cell; nulls equal nulls.
 func rowsEqual(f *Frame, a, b int) bool {
 	for j := range f.Columns {
 		c := &f.Columns[j]

@@ -15,18 +15,19 @@ type sample struct {
 	Temp   *float64 `parquet:"temp,optional"`
 	Ratio  *float32 `parquet:"ratio,optional"`
 	Alive  *bool    `parquet:"alive,optional"`
-	Label  *string  `parquet:"label,optional"`
+	Label  *string  `parquet:"label,optional,dict"`
 	Weight float64  `parquet:"weight"`
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // writeParquet encodes rows with parquet-go's writer; small row groups and
-// pages make the reader cross page and row-group boundaries.
+// pages make the reader cross page and row-group boundaries, and zstd plus
+// the dictionary-encoded label exercise decoding.
 func writeParquet[T any](t *testing.T, rows []T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(3), parquet.PageBufferSize(64))
+	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(3), parquet.PageBufferSize(64), parquet.Compression(&parquet.Zstd))
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}

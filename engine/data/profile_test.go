@@ -98,3 +98,14 @@ func TestDuplicateRowsTreatsNullsAndSignedZeroAsEqual(t *testing.T) {
 		t.Errorf("duplicates = %d, want 2 (row 2 = row 1, row 5 = row 4)", got)
 	}
 }
+
+func TestDuplicateRowsSurviveHashCollisions(t *testing.T) {
+	f := mustRead(t, "a,s\n1,x\n2,x\n1,x\n2,x\n3,y\n2,x\n", "csv")
+	collide := func(int) uint64 { return 7 } // every row in one bucket
+	if got := countDuplicateRowsBy(f, collide); got != 3 {
+		t.Errorf("duplicates with colliding hashes = %d, want 3", got)
+	}
+	if got := countDuplicateRows(f); got != 3 {
+		t.Errorf("duplicates = %d, want 3", got)
+	}
+}
