@@ -9,7 +9,8 @@ import (
 
 // InputGradients returns d yhat / d x_j at every row of X, in original units,
 // as [feature][row]. It backpropagates to the inputs analytically, so it is
-// exact for the network rather than a finite-difference estimate.
+// exact for the network rather than a finite-difference estimate. Like
+// Predict, it panics if X does not have one equal-length column per feature.
 func (m *Model) InputGradients(X [][]float64) [][]float64 {
 	rows := m.checkShape(X)
 	grads := make([][]float64, len(X))

@@ -13,7 +13,7 @@ type Options struct {
 	Hidden             []int         // hidden-layer widths; default DefaultHidden
 	Activation         string        // Tanh (default) or SiLU
 	Epochs             int           // passes over the training split; default 500
-	LearningRate       float64       // Adam step size; default 1e-3
+	LearningRate       float64       // initial Adam step size; default 1e-3 (see Train for its schedule)
 	BatchSize          int           // rows per Adam step; default 64
 	ValidationFraction float64       // share of rows held out for early stopping; default 0.2
 	Patience           int           // epochs without validation improvement before stopping; default 30

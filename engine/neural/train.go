@@ -12,7 +12,9 @@ import (
 // feature j at row i) with Adam on shuffled mini-batches of mean squared
 // error. A random ValidationFraction of the rows is held out; training stops
 // after Patience epochs without a better validation loss, and the model keeps
-// the weights with the best validation loss seen.
+// the weights with the best validation loss seen. The step size is halved
+// after every max(5, Patience/3) epochs without improvement, down to 1/64 of
+// LearningRate, so the fit settles and its input derivatives become smooth.
 //
 // If ctx is cancelled, Train stops at the next mini-batch and returns the
 // best model so far together with ctx.Err(), so callers may keep it or
