@@ -1,0 +1,58 @@
+-- The Evidence Ledger (written only by internal/ledger). Entries and Merkle tree hashes
+-- are append-only: triggers refuse UPDATE, DELETE and TRUNCATE, so neither this service
+-- nor an operator's stray statement can rewrite them without first disabling a trigger.
+
+CREATE TABLE ledger_entries (
+    id         TEXT PRIMARY KEY,
+    tenant_id  TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    tree_index BIGINT NOT NULL,
+    event_type TEXT NOT NULL,
+    claim_id   TEXT NOT NULL,
+    run_id     TEXT NOT NULL,
+    details    TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    ts         BIGINT NOT NULL,
+    prev_hash  TEXT NOT NULL,
+    hash       TEXT NOT NULL,
+    UNIQUE (project_id, tree_index)
+);
+CREATE INDEX ledger_entries_claim ON ledger_entries (project_id, claim_id, tree_index);
+
+-- Stored hashes of each project's tlog Merkle tree, addressed by tlog.StoredHashIndex.
+CREATE TABLE ledger_tree_hashes (
+    project_id TEXT NOT NULL,
+    idx        BIGINT NOT NULL,
+    hash       BYTEA NOT NULL,
+    PRIMARY KEY (project_id, idx)
+);
+
+-- One row per project: the tree size and the last entry hash. Appends lock this row
+-- (SELECT ... FOR UPDATE), which serialises them per project.
+CREATE TABLE ledger_heads (
+    project_id TEXT PRIMARY KEY,
+    tenant_id  TEXT NOT NULL,
+    size       BIGINT NOT NULL,
+    last_hash  TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+
+CREATE FUNCTION disco_refuse_ledger_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END
+$$;
+
+CREATE TRIGGER ledger_entries_append_only
+    BEFORE UPDATE OR DELETE ON ledger_entries
+    FOR EACH ROW EXECUTE FUNCTION disco_refuse_ledger_change();
+CREATE TRIGGER ledger_entries_no_truncate
+    BEFORE TRUNCATE ON ledger_entries
+    FOR EACH STATEMENT EXECUTE FUNCTION disco_refuse_ledger_change();
+CREATE TRIGGER ledger_tree_hashes_append_only
+    BEFORE UPDATE OR DELETE ON ledger_tree_hashes
+    FOR EACH ROW EXECUTE FUNCTION disco_refuse_ledger_change();
+CREATE TRIGGER ledger_tree_hashes_no_truncate
+    BEFORE TRUNCATE ON ledger_tree_hashes
+    FOR EACH STATEMENT EXECUTE FUNCTION disco_refuse_ledger_change();
