@@ -3,6 +3,8 @@ package data
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -112,4 +114,52 @@ func TestParquetGarbageUnreadable(t *testing.T) {
 	// Right magic, wrong insides.
 	_, err = readText("PAR1 this is not really parquet PAR1", "parquet")
 	wantCode(t, err, CodeDatasetUnreadable)
+}
+
+type fixedBytes struct {
+	ID   int64    `parquet:"id"`
+	UUID [16]byte `parquet:"uuid"`
+}
+
+func TestParquetUnsupportedType(t *testing.T) {
+	data := writeParquet(t, []fixedBytes{{ID: 1}})
+	_, err := Read(bytes.NewReader(data), int64(len(data)), "parquet")
+	if ve := wantCode(t, err, CodeDatasetFormatUnsupported); ve.Column != "uuid" {
+		t.Errorf("Column = %q, want uuid", ve.Column)
+	}
+}
+
+type rawBytes struct {
+	Blob []byte `parquet:"blob"`
+	Big  uint32 `parquet:"big"`
+}
+
+func TestParquetUnsignedAndRawBytes(t *testing.T) {
+	data := writeParquet(t, []rawBytes{{Blob: []byte("ok"), Big: 4_000_000_000}})
+	f, err := Read(bytes.NewReader(data), int64(len(data)), "parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blob, _ := f.Column("blob"); blob.DType != String || blob.Strings[0] != "ok" {
+		t.Errorf("blob = %+v", blob)
+	}
+	if big, _ := f.Column("big"); big.DType != Int64 || big.Values[0] != 4e9 {
+		t.Errorf("big = %+v, want 4e9 read as unsigned", big)
+	}
+	data = writeParquet(t, []rawBytes{{Blob: []byte("ok")}, {Blob: []byte{0xff, 0xfe}}})
+	_, err = Read(bytes.NewReader(data), int64(len(data)), "parquet")
+	if ve := wantCode(t, err, CodeDatasetUnreadable); ve.Column != "blob" || ve.Row != 2 {
+		t.Errorf("error = %+v, want column blob row 2", ve)
+	}
+}
+
+func TestLoadParquetByExtension(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	if err := os.WriteFile(path, writeParquet(t, []onlyID{{1}, {2}}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path, "")
+	if err != nil || f.Rows != 2 || f.Columns[0].Values[1] != 2 {
+		t.Fatalf("Load = %+v, %v", f, err)
+	}
 }
