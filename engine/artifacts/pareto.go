@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
@@ -58,13 +59,23 @@ func ParetoFront(complexity []int, loss []float64, chosen int, title string) ([]
 	p.X.Label.Text = "complexity"
 	p.Y.Label.Text = "loss"
 	p.Add(plotter.NewGrid())
-	if lo := floats.Min(loss); lo > 0 {
+	xlo, xhi := float64(slices.Min(complexity)), float64(slices.Max(complexity))
+	xpad := math.Max(rangePad*(xhi-xlo), 0.5)
+	p.X.Min, p.X.Max = xlo-xpad, xhi+xpad
+	lo, hi := floats.Min(loss), floats.Max(loss)
+	if lo > 0 {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		if hi := floats.Max(loss); lo == hi {
-			// A log axis needs a non-empty range.
-			p.Y.Min, p.Y.Max = lo/2, hi*2
+		// Pad by a share of the decades spanned; a log axis also needs a
+		// non-empty range when every loss is equal.
+		factor := math.Max(math.Pow(hi/lo, rangePad), 1.5)
+		p.Y.Min, p.Y.Max = lo/factor, hi*factor
+	} else {
+		pad := rangePad * (hi - lo)
+		if pad == 0 {
+			pad = 1
 		}
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
 
 	front, points, err := plotter.NewLinePoints(pts)

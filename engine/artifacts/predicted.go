@@ -67,7 +67,9 @@ func PredictedVsObserved(observed, predicted []float64, title string) ([]byte, e
 	p.Legend.Add("y = x", diagonal)
 	p.Legend.Add("samples", scatter)
 	p.Legend.Top, p.Legend.Left = true, true
-	// Same range on both axes, so the diagonal sits at 45 degrees.
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	// Same range on both axes, so the diagonal sits at 45 degrees, padded
+	// so that extreme points are not cut by the axes.
+	pad := rangePad * (hi - lo)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
 	return renderSVG(p)
 }

@@ -18,6 +18,10 @@ const (
 	plotHeight = 4 * vg.Inch
 )
 
+// rangePad is the share of the data range added at both ends of an axis so
+// that extreme points are drawn whole, not cut by the axis lines.
+const rangePad = 0.05
+
 // renderSVG draws p on an SVG canvas and returns the document.
 func renderSVG(p *plot.Plot) ([]byte, error) {
 	c := vgsvg.New(plotWidth, plotHeight)
