@@ -56,7 +56,7 @@ func TestMassSpringEnergyWithNoise(t *testing.T) {
 	addNoise(X, 0.01, rand.New(rand.NewPCG(1, 2)))
 	// 1% noise on x and v makes the measured energy wobble by a few percent
 	// of the terms' own variation, so the default 2% tolerance is too strict.
-	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 0.08})
+	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,4 +269,102 @@ func TestKeplerOneParameterFamily(t *testing.T) {
 	if len(qs) != 1 || qs[0].Expression != "x*vy - y*vx" {
 		t.Errorf("got %+v, want only x*vy - y*vx", qs)
 	}
+}
+
+// Two uncoupled oscillators conserve two energies (and any mix of them); both
+// should be found as separate two-term quantities, and MaxQuantities caps
+// the count.
+func TestTwoIndependentOscillators(t *testing.T) {
+	f := func(y []float64) []float64 { return []float64{y[1], -y[0], y[3], -4 * y[2]} }
+	starts := [][]float64{{1, 0, 0.3, 0}, {0.4, 0.2, 1.2, 0.5}, {1.6, -0.3, 0.8, 1}, {0.2, 1, 1.5, -0.5}, {1.1, 0.7, 0.1, 0.2}}
+	var trajs [][][]float64
+	for _, s := range starts {
+		trajs = append(trajs, rk4(f, s, 0.01, 250, 4))
+	}
+	X, labels := stack(trajs)
+	names := []string{"x", "u", "y", "w"}
+	qs, err := Find(context.Background(), X, names, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, q := range qs {
+		exprs = append(exprs, q.Expression)
+	}
+	for _, want := range []string{"x^2 + u^2", "4*y^2 + w^2"} {
+		if !slices.Contains(exprs, want) {
+			t.Errorf("missing %q in %q", want, exprs)
+		}
+	}
+	qs, err = Find(context.Background(), X, names, labels, Options{MaxQuantities: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Errorf("MaxQuantities 1 gave %d quantities", len(qs))
+	}
+}
+
+// A column that is constant within each trajectory (a parameter) carries no
+// dynamics and must not be reported as conserved on its own.
+func TestParameterColumnIsIgnored(t *testing.T) {
+	X, labels := massSpringData(2, 1)
+	param := make([]float64, len(labels))
+	for i, l := range labels {
+		param[i] = float64(len(l)) + float64(l[len(l)-1])
+	}
+	qs, err := Find(context.Background(), append(X, param), []string{"x", "v", "k"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Expression != "2*x^2 + v^2" {
+		t.Errorf("got %+v, want only 2*x^2 + v^2", qs)
+	}
+}
+
+// The reported relative variation follows its documented definition:
+// mean over trajectories of std_t(Q) / sum_k |c_k| std_t(term_k).
+func TestRelativeVariationDefinition(t *testing.T) {
+	X, labels := massSpringData(2, 1)
+	addNoise(X, 0.01, rand.New(rand.NewPCG(5, 6)))
+	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 0.1})
+	if err != nil || len(qs) == 0 {
+		t.Fatalf("no quantity: %v", err)
+	}
+	q := qs[0]
+	cx, cv := q.Coefficients["x^2"], q.Coefficients["v^2"]
+	byTraj := map[string][][3]float64{}
+	var order []string
+	for i, l := range labels {
+		if _, ok := byTraj[l]; !ok {
+			order = append(order, l)
+		}
+		x2, v2 := X[0][i]*X[0][i], X[1][i]*X[1][i]
+		byTraj[l] = append(byTraj[l], [3]float64{cx*x2 + cv*v2, x2, v2})
+	}
+	sum := 0.0
+	for _, l := range order {
+		var qv, x2, v2 []float64
+		for _, r := range byTraj[l] {
+			qv, x2, v2 = append(qv, r[0]), append(x2, r[1]), append(v2, r[2])
+		}
+		sum += popStd(qv) / (math.Abs(cx)*popStd(x2) + math.Abs(cv)*popStd(v2))
+	}
+	want := sum / float64(len(order))
+	if math.Abs(q.RelativeVariation-want) > 1e-9 {
+		t.Errorf("relative variation %g, by definition %g", q.RelativeVariation, want)
+	}
+}
+
+func popStd(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / float64(len(v)))
 }
