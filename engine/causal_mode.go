@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/discolab/disco/engine/causal"
+	"github.com/discolab/disco/engine/controls"
+)
+
+// noiseNode names the pure-noise variable added for the noise_feature
+// control of causal runs.
+const noiseNode = "__disco_noise__"
+
+// causal is the causal mode. The graph is learned on the training rows
+// (PC-stable, or the lagged PCMCI-style search when a time column is
+// declared) and each edge is tested on the held-out rows, so that the
+// controls are not fooled by the search having picked the edge on the same
+// rows. One claim is made per edge: directed edges have direction
+// "forward" (cause -> effect), edges the data cannot orient have direction
+// "undirected" with cause and effect in name order.
+func (r *runner) causal(ctx context.Context) error {
+	r.track.skip(StageNeuralPretraining)
+	r.track.begin(StageCausal)
+	searchCtx, cancel := r.searchContext(ctx)
+	defer cancel()
+	Xt := rowsOf(r.data.X, r.data.train)
+	g, err := r.discoverGraph(searchCtx, Xt, r.data.features, r.plan.spec.Seed)
+	r.noteExpiry(searchCtx)
+	if err != nil {
+		return r.searchFailed(ctx, "causal discovery", err)
+	}
+	r.track.advance(0.9)
+	r.graphArtifacts(g)
+
+	r.track.begin(StageNegativeControls)
+	var noiseAdjacent map[string]bool
+	if contains(r.plan.controls, ControlNoiseFeature) {
+		noiseAdjacent = r.noiseAdjacency(ctx, Xt)
+	}
+	r.track.advance(0.2)
+	forms := r.causalBootstrap(ctx, Xt)
+	r.track.advance(0.6)
+	for k, e := range g.Edges {
+		r.addClaim(r.causalClaim(g, e, noiseAdjacent, forms, r.data.interventionMarkers(e.From, e.To)))
+		r.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
+	}
+	return nil
+}
+
+func (r *runner) causalOptions(seed int64) causal.Options {
+	return causal.Options{Alpha: r.plan.constraints.Alpha, MaxLag: r.plan.constraints.MaxLag, Seed: seed}
+}
+
+func (r *runner) discoverGraph(ctx context.Context, X [][]float64, names []string, seed int64) (*causal.Graph, error) {
+	if r.data.timed {
+		return causal.DiscoverLagged(ctx, X, names, r.causalOptions(seed))
+	}
+	return causal.Discover(ctx, X, names, r.causalOptions(seed))
+}
+
+// noiseAdjacency reruns discovery with a Gaussian noise variable added and
+// returns the variables the noise ended up adjacent to.
+func (r *runner) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]bool {
+	rng := r.rng("noise_feature_graph")
+	noise := make([]float64, len(Xt[0]))
+	for i := range noise {
+		noise[i] = rng.NormFloat64()
+	}
+	names := append(append([]string(nil), r.data.features...), noiseNode)
+	g, err := r.discoverGraph(ctx, append(append([][]float64(nil), Xt...), noise), names, r.plan.spec.Seed)
+	out := map[string]bool{}
+	if err != nil {
+		// The rerun could not tell; count the noise as adjacent to
+		// everything so the control cannot pass on missing evidence.
+		for _, n := range r.data.features {
+			out[n] = true
+		}
+		return out
+	}
+	for _, e := range g.Edges {
+		if e.From == noiseNode {
+			out[e.To] = true
+		}
+		if e.To == noiseNode {
+			out[e.From] = true
+		}
+	}
+	return out
+}
+
+// edgeKey identifies an edge for stability: oriented edges by direction,
+// undirected ones by their endpoints in name order.
+func edgeKey(e causal.Edge) string {
+	if e.Directed {
+		return fmt.Sprintf("%s->%s@%d", e.From, e.To, e.Lag)
+	}
+	a, b := e.From, e.To
+	if b < a {
+		a, b = b, a
+	}
+	return fmt.Sprintf("%s--%s@%d", a, b, e.Lag)
+}
+
+// causalBootstrap reruns discovery on resamples of the training rows and
+// returns, per resample, the set of edge keys found. Time series are
+// resampled as contiguous windows (80 % of the rows) so lags stay intact.
+func (r *runner) causalBootstrap(ctx context.Context, Xt [][]float64) []map[string]bool {
+	rng := r.rng("bootstrap")
+	n := len(Xt[0])
+	out := make([]map[string]bool, 0, bootstrapRounds)
+	for b := 0; b < bootstrapRounds; b++ {
+		rows := make([]int, n)
+		if r.data.timed {
+			w := n * 4 / 5
+			start := rng.Intn(n - w + 1)
+			rows = seq(start, start+w)
+		} else {
+			for k := range rows {
+				rows[k] = rng.Intn(n)
+			}
+		}
+		found := map[string]bool{}
+		g, err := r.discoverGraph(ctx, rowsOf(Xt, rows), r.data.features, r.plan.spec.Seed+int64(b)+1)
+		if err == nil {
+			for _, e := range g.Edges {
+				found[edgeKey(e)] = true
+			}
+		}
+		out = append(out, found)
+	}
+	return out
+}
+
+// edgeData returns the held-out vectors an edge is tested on: the cause
+// (lagged by the edge's lag), the effect, and the conditioning columns
+// (the effect's other parents and neighbours; for lagged edges the
+// effect's own previous value).
+func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][]float64) {
+	col := func(name string) []float64 { return pickRows(r.data.column(name), r.data.holdout) }
+	cause, effect := col(e.From), col(e.To)
+	if e.Lag > 0 {
+		n := len(effect)
+		if e.Lag >= n-3 {
+			return nil, nil, nil
+		}
+		x = cause[:n-e.Lag]
+		y = effect[e.Lag:]
+		Z = [][]float64{effect[e.Lag-1 : n-1]}
+		return x, y, Z
+	}
+	var parents []string
+	for _, o := range g.Edges {
+		if o.Lag != 0 || o == e {
+			continue
+		}
+		switch {
+		case o.To == e.To && o.From != e.From:
+			parents = append(parents, o.From)
+		case !o.Directed && o.From == e.To && o.To != e.From:
+			parents = append(parents, o.To)
+		}
+	}
+	sort.Strings(parents)
+	for _, p := range parents {
+		Z = append(Z, col(p))
+	}
+	return cause, effect, Z
+}
+
+// causalControls runs the requested controls for one edge.
+func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]bool) map[string]controls.Result {
+	out := map[string]controls.Result{}
+	if len(x) < 5 {
+		return out
+	}
+	strength := func(c, eff []float64) float64 { return math.Abs(controls.PartialCorrelation(c, eff, Z)) }
+	byEffect := func(eff []float64) float64 { return strength(x, eff) }
+	byCause := func(c []float64) float64 { return strength(c, y) }
+	for _, name := range r.plan.controls {
+		rng := r.rng(name + e.From + e.To)
+		switch name {
+		case ControlShuffledTarget:
+			out[name] = controls.ShuffledTarget(y, byEffect, rng)
+		case ControlTimeShift:
+			out[name] = controls.TimeShift(y, byEffect)
+		case ControlPlaceboCause:
+			out[name] = controls.PlaceboCause(byCause(x), len(x), byCause, rng)
+		case ControlNoiseFeature:
+			res := controls.NoiseFeature([][]float64{x}, func(X [][]float64) float64 { return byCause(X[0]) }, rng)
+			if noiseAdjacent[e.To] {
+				res.Passed = false
+			}
+			out[name] = res
+		}
+	}
+	return out
+}
+
+func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]bool, forms []map[string]bool, markers []string) Claim {
+	x, y, Z := r.edgeData(g, e)
+	results := r.causalControls(e, x, y, Z, noiseAdjacent)
+	passed := controls.AllPassed(results)
+	key := edgeKey(e)
+	agree := 0
+	for _, f := range forms {
+		if f[key] {
+			agree++
+		}
+	}
+	stability := 0.0
+	if len(forms) > 0 {
+		stability = float64(agree) / float64(len(forms))
+	}
+	score := controls.Score(controls.Components{Fit: e.Confidence, Controls: results, Stability: stability,
+		Complexity: 1 + len(Z), MaxComplexity: len(g.Nodes)})
+	direction, arrow := "forward", "->"
+	if !e.Directed {
+		direction, arrow = "undirected", "--"
+	}
+	temporal := "contemporaneous"
+	ev := Evidence{
+		CausalConfidence:       f64(round4(e.Confidence)),
+		BootstrapStability:     stability,
+		NegativeControlsPassed: passed,
+		NegativeControls:       results,
+		OrientedBy:             e.OrientedBy,
+	}
+	if e.Lag > 0 {
+		temporal = fmt.Sprintf("lag:%d", e.Lag)
+		ev.GrangerScore = f64(round4(e.GrangerF))
+		ev.InterventionEffectSize = f64(round4(e.EffectStrength))
+		ev.PValue = f64(e.PValue)
+	} else {
+		ev.EffectStrength = f64(round4(e.EffectStrength))
+	}
+	vars := []string{e.From, e.To}
+	return Claim{
+		Type: ClaimCausal,
+		Summary: fmt.Sprintf("%s %s %s (%s, confidence %.2f, standardised effect %.2f, negative controls %s)",
+			e.From, arrow, e.To, temporal, e.Confidence, e.EffectStrength, passWord(passed)),
+		Score:               score,
+		Scope:               Scope{Variables: vars, Domain: r.data.domain(vars), ConstraintsSatisfied: r.plan.constraints.Satisfied},
+		Evidence:            ev,
+		Cause:               e.From,
+		Effect:              e.To,
+		Direction:           direction,
+		TemporalScope:       temporal,
+		InterventionMarkers: markers,
+	}
+}
+

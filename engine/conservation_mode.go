@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/discolab/disco/engine/conservation"
+	"github.com/discolab/disco/engine/controls"
+)
+
+// conservationTolerance is the relative variation at which a quantity's
+// fit component of the score reaches 0 (conservation's default tolerance).
+const conservationTolerance = 0.02
+
+// conservation searches for conserved quantities along the trajectories
+// named by the trajectory: constraint. Quantities are found on the
+// training rows and measured on the held-out rows. Only the noise_feature
+// control applies: each variable of the quantity is replaced in turn by a
+// permutation of itself, and the quantity must vary less along trajectories
+// with the real variable than with any of the 99 noise substitutes.
+func (r *runner) conservation(ctx context.Context) error {
+	vars := append(append([]string(nil), r.plan.features...), r.plan.targets...)
+	sort.SliceStable(vars, func(a, b int) bool { return r.position(vars[a]) < r.position(vars[b]) })
+	X, err := r.data.frame.Matrix(vars)
+	if err != nil {
+		return err
+	}
+	labels := r.trajectoryLabels()
+	Xt, lt := rowsOf(X, r.data.train), pickLabels(labels, r.data.train)
+	qs, err := conservation.Find(ctx, Xt, vars, lt, conservation.Options{})
+	if err != nil {
+		return r.searchFailed(ctx, "conservation search", err)
+	}
+	Xh, lh := rowsOf(X, r.data.holdout), pickLabels(labels, r.data.holdout)
+	stable := r.conservationBootstrap(ctx, Xt, vars, lt)
+	for _, q := range qs {
+		terms, err := parseTerms(q.Coefficients, vars)
+		if err != nil {
+			continue // a term this engine cannot evaluate: no claim rather than a wrong one
+		}
+		r.addClaim(r.conservationClaim(q, terms, Xh, lh, stable))
+	}
+	return nil
+}
+
+// position is a column's index in the frame, for stable variable order.
+func (r *runner) position(name string) int {
+	for i, c := range r.data.frame.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// trajectoryLabels renders the trajectory column as strings.
+func (r *runner) trajectoryLabels() []string {
+	col, _ := r.data.frame.Column(r.plan.constraints.Trajectory)
+	out := make([]string, r.data.frame.Rows)
+	for i := range out {
+		if col.DType.IsNumeric() {
+			out[i] = strconv.FormatFloat(col.Values[i], 'g', -1, 64)
+		} else {
+			out[i] = col.Strings[i]
+		}
+	}
+	return out
+}
+
+func pickLabels(v []string, rows []int) []string {
+	out := make([]string, len(rows))
+	for k, i := range rows {
+		out[k] = v[i]
+	}
+	return out
+}
+
+// conservationBootstrap reruns the search on trajectory resamples and
+// returns how many of the rounds found each expression.
+func (r *runner) conservationBootstrap(ctx context.Context, X [][]float64, vars, labels []string) map[string]int {
+	groups := map[string][]int{}
+	var names []string
+	for i, l := range labels {
+		if _, ok := groups[l]; !ok {
+			names = append(names, l)
+		}
+		groups[l] = append(groups[l], i)
+	}
+	rng := r.rng("bootstrap")
+	found := map[string]int{}
+	for b := 0; b < bootstrapRounds; b++ {
+		var rows []int
+		var lab []string
+		for k := range names {
+			pick := names[rng.Intn(len(names))]
+			for _, i := range groups[pick] {
+				rows = append(rows, i)
+				lab = append(lab, fmt.Sprintf("%s#%d", pick, k))
+			}
+		}
+		qs, err := conservation.Find(ctx, rowsOf(X, rows), vars, lab, conservation.Options{})
+		if err != nil {
+			continue
+		}
+		for _, q := range qs {
+			found[q.Expression]++
+		}
+	}
+	return found
+}
+
+func (r *runner) conservationClaim(q conservation.Quantity, terms []term, Xh [][]float64, labels []string, stable map[string]int) Claim {
+	rv := relativeVariation(terms, Xh, labels)
+	used := map[int]bool{}
+	for _, t := range terms {
+		for _, f := range t.factors {
+			used[f.variable] = true
+		}
+	}
+	var cols []int
+	for j := range Xh {
+		if used[j] {
+			cols = append(cols, j)
+		}
+	}
+	results := map[string]controls.Result{}
+	if contains(r.plan.controls, ControlNoiseFeature) {
+		sub := make([][]float64, len(cols))
+		for k, j := range cols {
+			sub[k] = Xh[j]
+		}
+		stat := func(s [][]float64) float64 {
+			full := append([][]float64(nil), Xh...)
+			for k, j := range cols {
+				full[j] = s[k]
+			}
+			return -relativeVariation(terms, full, labels)
+		}
+		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, r.rng(ControlNoiseFeature+q.Expression))
+	}
+	passed := controls.AllPassed(results)
+	stability := float64(stable[q.Expression]) / bootstrapRounds
+	score := controls.Score(controls.Components{Fit: 1 - rv/conservationTolerance, Controls: results,
+		Stability: stability, Complexity: len(terms), MaxComplexity: r.plan.spec.maxComplexity()})
+	return Claim{
+		Type:    ClaimConservation,
+		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g, negative controls %s)", q.Expression, rv, passWord(passed)),
+		Score:   score,
+		Scope: Scope{Variables: q.Variables, Domain: r.data.domain(q.Variables),
+			ConstraintsSatisfied: r.plan.constraints.Satisfied},
+		Evidence: Evidence{
+			RelativeVariation:      f64(round4(rv)),
+			Trajectories:           q.Trajectories,
+			BootstrapStability:     stability,
+			NegativeControlsPassed: passed,
+			NegativeControls:       results,
+		},
+		Expression: q.Expression,
+		Variables:  q.Variables,
+	}
+}
+
+// term is one coefficient times a product of factors.
+type term struct {
+	coef    float64
+	factors []factor
+}
+
+// factor is fn(variable)^power with fn "" (identity), "sin" or "cos".
+type factor struct {
+	fn       string
+	variable int
+	power    int
+}
+
+// parseTerms reads the conservation package's term names: products of
+// "name", "name^k", "sin(name)" and "cos(name)".
+func parseTerms(coefs map[string]float64, vars []string) ([]term, error) {
+	index := map[string]int{}
+	for j, v := range vars {
+		index[v] = j
+	}
+	keys := make([]string, 0, len(coefs))
+	for k := range coefs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]term, 0, len(keys))
+	for _, k := range keys {
+		t := term{coef: coefs[k]}
+		for _, raw := range strings.Split(k, "*") {
+			f := factor{power: 1}
+			base, pow, hasPow := strings.Cut(raw, "^")
+			if hasPow {
+				p, err := strconv.Atoi(pow)
+				if err != nil {
+					return nil, fmt.Errorf("term %q: bad power", k)
+				}
+				f.power = p
+			}
+			for _, fn := range []string{"sin", "cos"} {
+				if strings.HasPrefix(base, fn+"(") && strings.HasSuffix(base, ")") {
+					f.fn, base = fn, base[len(fn)+1:len(base)-1]
+				}
+			}
+			j, ok := index[base]
+			if !ok {
+				return nil, fmt.Errorf("term %q: unknown variable %q", k, base)
+			}
+			f.variable = j
+			t.factors = append(t.factors, f)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (t term) eval(X [][]float64, i int) float64 {
+	v := 1.0
+	for _, f := range t.factors {
+		x := X[f.variable][i]
+		switch f.fn {
+		case "sin":
+			x = math.Sin(x)
+		case "cos":
+			x = math.Cos(x)
+		}
+		v *= math.Pow(x, float64(f.power))
+	}
+	return v
+}
+
+// relativeVariation is conservation's measure on the given rows: the mean
+// over trajectories (with at least 3 rows) of
+// std_t(Q) / sum_k |c_k| std_t(term_k). It is 1 when nothing can be
+// measured.
+func relativeVariation(terms []term, X [][]float64, labels []string) float64 {
+	groups := map[string][]int{}
+	for i, l := range labels {
+		groups[l] = append(groups[l], i)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	total, count := 0.0, 0
+	for _, k := range keys {
+		rows := groups[k]
+		if len(rows) < 3 {
+			continue
+		}
+		q := make([]float64, len(rows))
+		denom := 0.0
+		for _, t := range terms {
+			v := make([]float64, len(rows))
+			for a, i := range rows {
+				v[a] = t.eval(X, i)
+				q[a] += t.coef * v[a]
+			}
+			denom += math.Abs(t.coef) * stat.StdDev(v, nil)
+		}
+		if denom == 0 {
+			continue
+		}
+		total += math.Min(1, stat.StdDev(q, nil)/denom)
+		count++
+	}
+	if count == 0 {
+		return 1
+	}
+	return total / float64(count)
+}

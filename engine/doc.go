@@ -1,0 +1,119 @@
+// Package engine runs disco's discovery pipeline on one dataset: it
+// validates a run Spec, extracts features, runs the mode's search
+// (symbolic regression, a neural surrogate, both, or causal discovery),
+// tests every finding with negative controls, scores it on the Truth Dial
+// and returns typed claims with artifacts. It knows nothing of Kubernetes;
+// the controllers call Discover and turn the Result into Claim objects.
+//
+// # Modes
+//
+//   - symbolic: genetic-programming symbolic regression (engine/symbolic)
+//     per target on the training rows; the claim is the model the symbolic
+//     package chose, plus up to two Pareto-front neighbours (one simpler,
+//     one more complex) listed in Summary.Alternatives.
+//   - neural: an MLP surrogate (engine/neural); the claim's expression is
+//     the surrogate's separable structure, e.g. "y = f(a, b) * g(c)", and
+//     the trained model is an artifact of kind model.
+//   - neuro_symbolic: the surrogate denoises the target and tests
+//     separability; symbolic regression runs on each group's partial
+//     function and the parts are combined, then scaled to the real target.
+//   - causal: PC-stable (DiscoverLagged when a time: constraint is given) on
+//     all numeric columns, or those named by include:; one claim per edge,
+//     with the graph as DOT and SVG artifacts.
+//
+// With a trajectory: constraint, symbolic and neuro_symbolic runs also
+// search for conserved quantities and add conservation claims.
+//
+// Targets: Spec.Targets, else Parameters.TargetVariables, else the last
+// numeric column that is not excluded, the time or the trajectory column.
+// Features: every other numeric column, restricted by include: and minus
+// exclude:.
+//
+// # Constraints
+//
+// Parameters.Constraints is a list of "key:value" strings; lists inside a
+// value are comma-separated:
+//
+//	operators:+,-,*,/     operators symbolic regression may use (+ - * / ^ sin cos exp log sqrt abs)
+//	exclude:x3,x4         columns that are neither targets nor features
+//	include:x1,x2         restrict features (causal: variables) to these columns
+//	max_depth:6           depth bound of expression trees (1..20)
+//	trajectory:<column>   rows belong to trajectories: conservation search
+//	time:<column>         rows are ordered by this column: lagged causal
+//	                      discovery, chronological hold-out, time_shift control
+//	alpha:0.01            significance level of causal independence tests (0..1)
+//	max_lag:3             largest lag of lagged causal discovery (1..50)
+//
+// An unknown key, a malformed value, an unknown operator or a column not in
+// the dataset is a *SpecError with Code "constraint_invalid" and Field
+// "constraints". An unknown mode is "mode_invalid"; a bad neural_backbone,
+// an unknown symbolic_prior, an unknown negative control, time_shift
+// without a time: column, or a target that is missing or not numeric is
+// "parameter_invalid" with Field naming the parameter. Problems with the
+// data itself are *data.ValidationError. Spec.Validate performs all of
+// these checks without running anything.
+//
+// # Stages
+//
+// Reporter.Stage is called as the run moves through data_validation,
+// feature_extraction, neural_pretraining, symbolic_regression (causal runs:
+// causal_discovery instead), negative_controls and claim_generation, with
+// statuses running, completed, skipped (neural_pretraining outside the
+// neural modes, symbolic_regression in neural mode) or failed, and progress
+// in [0, 1] that never decreases within a stage. The conservation search,
+// when asked for, runs at the end of negative_controls.
+//
+// # Held-out rows and evidence
+//
+// A quarter of the rows (chronologically the last quarter when a time
+// column is given, else a seeded random quarter) is held out; searches use
+// the rest (at most 2,000 rows). Negative controls and held_out_r_squared
+// are computed on held-out rows only, so a search that fits noise cannot
+// pass its controls (see engine/controls for the tests and p-values).
+//
+// Law evidence: r_squared (all rows), held_out_r_squared,
+// cross_validation_score (mean R² over 5 folds, each refit with 30 % of the
+// search effort, when cross_validate is set; else the held-out R²),
+// complexity, bootstrap_stability, negative_controls_passed,
+// negative_controls (name -> {passed, p_value}). placebo_cause is a causal
+// control and is not run for laws.
+//
+// Causal evidence: causal_confidence and effect_strength (standardised
+// linear effect) for contemporaneous edges; for lagged edges granger_score
+// (the Granger F statistic), intervention_effect_size (standardised lagged
+// effect) and p_value; plus oriented_by, bootstrap_stability and the
+// controls. direction is "forward" when the edge is oriented (cause ->
+// effect) and "undirected" when the data cannot orient it (cause and
+// effect then in name order); temporal_scope is "contemporaneous" or
+// "lag:k". intervention_markers lists the numeric columns other than cause
+// and effect whose values are all 0 or 1 with both present: indicator
+// columns that mark perturbed rows. It may be empty.
+//
+// Conservation evidence: relative_variation (held-out rows), trajectories,
+// bootstrap_stability (trajectory resamples reproducing the expression),
+// negative_controls_passed and negative_controls (noise_feature only).
+//
+// Scope domain is the observed range of each scope variable, e.g.
+// "raf∈[1, 552]; mek∈[0.2, 1010]" (4 significant digits).
+//
+// # Score
+//
+// Each claim's score is the Truth Dial score of engine/controls:
+//
+//	0.40*fit + 0.30*controls passed fraction + 0.20*bootstrap stability + 0.10*parsimony
+//
+// capped at 0.5 when a control failed or none ran. fit is the held-out R²
+// (law), causal_confidence (causal) or 1 - relative_variation/0.02
+// (conservation), clipped to [0, 1]; parsimony is
+// max(0, 1 - (complexity-1)/max_complexity) (causal: complexity is 1 + the
+// size of the conditioning set, max the number of variables). Stability uses
+// 4 bootstrap refits at 30 % effort: laws agree when the refit uses the same
+// variable set (neural: the same separable form), edges when the same edge
+// is found with the same orientation.
+//
+// # Time limit
+//
+// Searches get 70 % of Spec.TimeLimit; when it expires they return their
+// best model so far, the rest of the pipeline runs on it and
+// Summary.TimedOut is set.
+package engine

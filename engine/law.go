@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"strings"
+
+	"github.com/discolab/disco/engine/controls"
+)
+
+// Effort levels: the refits behind cross-validation and bootstrap
+// stability run with a fraction of the search effort of the main fit.
+const (
+	effortFull      = 1.0
+	effortRefit     = 0.3
+	bootstrapRounds = 4
+	crossValidateK  = 5
+)
+
+// lawModel is a fitted law, whatever method found it.
+type lawModel struct {
+	expression string
+	complexity int
+	// predict evaluates the law on column-major data over all features.
+	predict func(X [][]float64) []float64
+	// used indexes the features the law depends on.
+	used []int
+	// form summarises structure for stability checks; laws agree when
+	// their forms are equal. Defaults to the used variable set.
+	form string
+}
+
+// lawFitter fits a law of one method on (X, y); effort scales the search.
+type lawFitter func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error)
+
+// usedBySensitivity finds the features whose values change the prediction:
+// each column is rotated by one row and the predictions compared.
+func usedBySensitivity(predict func([][]float64) []float64, X [][]float64) []int {
+	base := predict(X)
+	var used []int
+	for j := range X {
+		rotated := append([][]float64(nil), X...)
+		col := make([]float64, len(X[j]))
+		for i := range col {
+			col[i] = X[j][(i+1)%len(col)]
+		}
+		rotated[j] = col
+		moved := predict(rotated)
+		for i := range base {
+			if math.Abs(moved[i]-base[i]) > 1e-9*(1+math.Abs(base[i])) {
+				used = append(used, j)
+				break
+			}
+		}
+	}
+	return used
+}
+
+func (m *lawModel) formKey() string {
+	if m.form != "" {
+		return m.form
+	}
+	parts := make([]string, len(m.used))
+	for k, j := range m.used {
+		parts[k] = fmt.Sprint(j)
+	}
+	return "vars:" + strings.Join(parts, ",")
+}
+
+// lawEvaluation is everything measured about one law.
+type lawEvaluation struct {
+	rSquared, heldOut, cv float64
+	controls              map[string]controls.Result
+	stability             float64
+}
+
+// evaluateLaw measures a law: fit on all rows, held-out fit, cross
+// validation, negative controls on the held-out rows and bootstrap
+// stability.
+// The method-level measurements (cross-validation, bootstrap refits) are
+// computed once per target and passed in as cv (NaN when not asked for) and
+// forms.
+func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []string) lawEvaluation {
+	d := r.data
+	ev := lawEvaluation{controls: map[string]controls.Result{}}
+	ev.rSquared = controls.RSquared(y, m.predict(d.X))
+	Xh, yh := rowsOf(d.X, d.holdout), pickRows(y, d.holdout)
+	ev.heldOut = controls.RSquared(yh, m.predict(Xh))
+	ev.cv = cv
+	if !r.plan.spec.Parameters.CrossValidate {
+		ev.cv = ev.heldOut
+	}
+	ev.controls = r.lawControls(m, Xh, yh)
+	agree := 0
+	for _, f := range forms {
+		if f == m.formKey() {
+			agree++
+		}
+	}
+	if len(forms) > 0 {
+		ev.stability = float64(agree) / float64(len(forms))
+	}
+	return ev
+}
+
+// lawControls runs the requested controls that apply to laws; placebo_cause
+// is a causal control and is not run for laws.
+func (r *runner) lawControls(m *lawModel, Xh [][]float64, yh []float64) map[string]controls.Result {
+	out := map[string]controls.Result{}
+	pred := m.predict(Xh)
+	fixed := func(y []float64) float64 { return controls.SquaredCorrelation(y, pred) }
+	for _, name := range r.plan.controls {
+		rng := r.rng(name)
+		switch name {
+		case ControlShuffledTarget:
+			out[name] = controls.ShuffledTarget(yh, fixed, rng)
+		case ControlTimeShift:
+			out[name] = controls.TimeShift(yh, fixed)
+		case ControlNoiseFeature:
+			sub := make([][]float64, len(m.used))
+			for k, j := range m.used {
+				sub[k] = Xh[j]
+			}
+			stat := func(s [][]float64) float64 {
+				full := append([][]float64(nil), Xh...)
+				for k, j := range m.used {
+					full[j] = s[k]
+				}
+				return controls.SquaredCorrelation(yh, m.predict(full))
+			}
+			out[name] = controls.NoiseFeature(sub, stat, rng)
+		}
+	}
+	return out
+}
+
+// crossValidate refits on k-1 folds of all rows with reduced effort and
+// returns the mean R² on the left-out folds.
+func (r *runner) crossValidate(ctx context.Context, y []float64, fit lawFitter) float64 {
+	n := len(y)
+	perm := rand.New(rand.NewSource(r.plan.spec.Seed + 7)).Perm(n)
+	total, folds := 0.0, 0
+	for k := 0; k < crossValidateK; k++ {
+		var trainRows, testRows []int
+		for pos, i := range perm {
+			if pos%crossValidateK == k {
+				testRows = append(testRows, i)
+			} else {
+				trainRows = append(trainRows, i)
+			}
+		}
+		trainRows = thin(trainRows, maxTrainRows)
+		m, err := fit(ctx, rowsOf(r.data.X, trainRows), pickRows(y, trainRows), effortRefit, r.plan.spec.Seed+int64(k)+1)
+		if err != nil || m == nil {
+			continue
+		}
+		r2 := controls.RSquared(pickRows(y, testRows), m.predict(rowsOf(r.data.X, testRows)))
+		if math.IsNaN(r2) {
+			continue
+		}
+		total += r2
+		folds++
+	}
+	if folds == 0 {
+		return math.NaN()
+	}
+	return total / float64(folds)
+}
+
+// bootstrapForms refits on bootstrap resamples of the training rows with
+// reduced effort and returns the form of each refit ("" when a refit
+// failed); a law's stability is the fraction of forms equal to its own.
+func (r *runner) bootstrapForms(ctx context.Context, y []float64, fit lawFitter) []string {
+	rng := r.rng("bootstrap")
+	forms := make([]string, bootstrapRounds)
+	for b := range forms {
+		rows := make([]int, len(r.data.train))
+		for k := range rows {
+			rows[k] = r.data.train[rng.Intn(len(r.data.train))]
+		}
+		refit, err := fit(ctx, rowsOf(r.data.X, rows), pickRows(y, rows), effortRefit, r.plan.spec.Seed+100+int64(b))
+		if err == nil && refit != nil {
+			forms[b] = refit.formKey()
+		}
+	}
+	return forms
+}
+
+// lawClaim assembles the claim for a law of target.
+func (r *runner) lawClaim(target string, m *lawModel, ev lawEvaluation) Claim {
+	vars := make([]string, len(m.used))
+	for k, j := range m.used {
+		vars[k] = r.data.features[j]
+	}
+	sort.Strings(vars)
+	passed := controls.AllPassed(ev.controls)
+	score := controls.Score(controls.Components{Fit: ev.heldOut, Controls: ev.controls,
+		Stability: ev.stability, Complexity: m.complexity, MaxComplexity: r.plan.spec.maxComplexity()})
+	expr := m.expression
+	if !strings.Contains(expr, "=") {
+		expr = target + " = " + expr
+	}
+	summary := fmt.Sprintf("%s (held-out R² %.3f, negative controls %s)", expr, finite(ev.heldOut), passWord(passed))
+	return Claim{
+		Type:    ClaimLaw,
+		Summary: summary,
+		Score:   score,
+		Scope: Scope{Variables: append([]string{target}, vars...), Domain: r.data.domain(append([]string{target}, vars...)),
+			ConstraintsSatisfied: r.plan.constraints.Satisfied},
+		Evidence: Evidence{
+			RSquared:               f64(round4(ev.rSquared)),
+			HeldOutRSquared:        f64(round4(ev.heldOut)),
+			CrossValidationScore:   f64(round4(ev.cv)),
+			Complexity:             m.complexity,
+			BootstrapStability:     ev.stability,
+			NegativeControlsPassed: passed,
+			NegativeControls:       ev.controls,
+		},
+		Expression: m.expression,
+		Target:     target,
+	}
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "passed"
+	}
+	return "failed"
+}
+
+// finite maps NaN and infinities to 0 for reporting; JSON cannot carry them.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+func round4(v float64) float64 { return math.Round(finite(v)*1e4) / 1e4 }

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/discolab/disco/engine/symbolic"
+)
+
+// Search effort of the symbolic regression at effortFull; refits scale
+// Generations by their effort.
+const (
+	symbolicGenerations    = 60
+	symbolicPopulations    = 4
+	symbolicPopulationSize = 150
+	maxAlternatives        = 2
+)
+
+// symbolicOptions are the options of a symbolic fit at the given effort.
+func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
+	gens := int(math.Max(5, math.Round(symbolicGenerations*effort)))
+	return symbolic.Options{
+		Operators:      r.plan.operators,
+		MaxComplexity:  r.plan.spec.maxComplexity(),
+		MaxDepth:       r.plan.constraints.MaxDepth,
+		Generations:    gens,
+		Populations:    symbolicPopulations,
+		PopulationSize: symbolicPopulationSize,
+		Seed:           seed,
+		TimeLimit:      r.remaining(),
+	}
+}
+
+// fromSymbolic wraps a symbolic model as a law over names (the columns the
+// model was fitted on), which are positions cols of the run's features.
+func fromSymbolic(m *symbolic.Model, X [][]float64) *lawModel {
+	law := &lawModel{expression: m.Expression, complexity: m.Complexity, predict: m.Predict}
+	law.used = usedBySensitivity(m.Predict, X)
+	return law
+}
+
+// symbolicFitter fits symbolic regression on all features.
+func (r *runner) symbolicFitter() lawFitter {
+	return func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
+		res, err := symbolic.Fit(ctx, X, y, r.data.features, r.symbolicOptions(effort, seed))
+		if err != nil {
+			return nil, err
+		}
+		if res == nil || res.Best == nil {
+			return nil, fmt.Errorf("symbolic regression returned no model")
+		}
+		return fromSymbolic(res.Best, X), nil
+	}
+}
+
+// symbolicLaw is the symbolic mode: genetic programming on the training
+// rows, the model chosen by the symbolic package, plus up to two Pareto
+// neighbours of it as alternatives.
+func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, lawFitter, error) {
+	r.track.skip(StageNeuralPretraining)
+	r.track.begin(StageSymbolic)
+	searchCtx, cancel := r.searchContext(ctx)
+	defer cancel()
+	Xt, yt := rowsOf(r.data.X, r.data.train), pickRows(y, r.data.train)
+	opts := r.symbolicOptions(effortFull, r.plan.spec.Seed)
+	opts.Progress = r.track.progressFunc(0, 1)
+	res, err := symbolic.Fit(searchCtx, Xt, yt, r.data.features, opts)
+	r.noteExpiry(searchCtx)
+	if err != nil && (res == nil || res.Best == nil) {
+		return nil, nil, nil, r.searchFailed(ctx, "symbolic regression", err)
+	}
+	if res == nil || res.Best == nil {
+		return nil, nil, nil, fmt.Errorf("symbolic regression returned no model")
+	}
+	chosen := fromSymbolic(res.Best, r.data.X)
+	var alts []*lawModel
+	for _, m := range paretoNeighbours(res.Front, res.Best) {
+		alts = append(alts, fromSymbolic(m, r.data.X))
+	}
+	r.plotPareto(target, res.Front, res.Best)
+	return chosen, alts, r.symbolicFitter(), nil
+}
+
+// paretoNeighbours returns the front models adjacent to chosen in
+// complexity: the next simpler and the next more complex one.
+func paretoNeighbours(front []*symbolic.Model, chosen *symbolic.Model) []*symbolic.Model {
+	sorted := append([]*symbolic.Model(nil), front...)
+	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Complexity < sorted[b].Complexity })
+	at := -1
+	for i, m := range sorted {
+		if m == chosen || (m.Expression == chosen.Expression && m.Complexity == chosen.Complexity) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	var out []*symbolic.Model
+	if at > 0 && sorted[at-1].Complexity > 1 {
+		out = append(out, sorted[at-1])
+	}
+	if at+1 < len(sorted) {
+		out = append(out, sorted[at+1])
+	}
+	if len(out) > maxAlternatives {
+		out = out[:maxAlternatives]
+	}
+	return out
+}
