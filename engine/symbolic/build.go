@@ -1,0 +1,124 @@
+package symbolic
+
+import "math"
+
+// termBuilder writes library terms as trees using only allowed operators,
+// so seeds never smuggle in an operator the caller excluded.
+type termBuilder struct {
+	has       map[opcode]bool
+	exponents map[float64]bool
+}
+
+func newTermBuilder(g *grammar) *termBuilder {
+	b := &termBuilder{has: map[opcode]bool{}, exponents: map[float64]bool{}}
+	for _, o := range g.binary {
+		b.has[o] = true
+	}
+	for _, o := range g.unary {
+		b.has[o] = true
+	}
+	for _, k := range g.exponents {
+		b.exponents[k] = true
+	}
+	return b
+}
+
+// power returns x_v^k, or false if the operators cannot express it.
+func (b *termBuilder) power(v int, k float64) (tree, bool) {
+	x := tree{varNode(v)}
+	switch {
+	case k == 1:
+		return x, true
+	case b.has[opPow] && k == math.Round(2*k)/2 && (b.has[opDiv] || (k > 0 && k == math.Trunc(k))):
+		// Without division the search only uses positive integer powers.
+		return append(x, powNode(k)), true
+	case k > 1 && k == math.Trunc(k) && b.has[opMul]:
+		t := x.clone()
+		for i := 1; i < int(k); i++ {
+			t = append(t, varNode(v), opNode(opMul))
+		}
+		return t, true
+	case k == 0.5 && b.has[opSqrt]:
+		return append(x, opNode(opSqrt)), true
+	case k < 0 && b.has[opDiv]:
+		d, ok := b.power(v, -k)
+		if !ok {
+			return nil, false
+		}
+		return append(append(tree{constNode(1)}, d...), opNode(opDiv)), true
+	}
+	return nil, false
+}
+
+// monomial returns Π x_v^k over the given powers (zero powers skipped).
+func (b *termBuilder) monomial(vars []int, powers []float64) (tree, bool) {
+	var num, den tree
+	nNum, nDen := 0, 0
+	usePow := b.has[opPow]
+	for i, v := range vars {
+		k := powers[i]
+		if k == 0 {
+			continue
+		}
+		var f tree
+		var ok bool
+		if k < 0 && !usePow {
+			if !b.has[opDiv] {
+				return nil, false
+			}
+			f, ok = b.power(v, -k)
+			if !ok {
+				return nil, false
+			}
+			den = b.times(den, f, nDen)
+			nDen++
+			continue
+		}
+		if f, ok = b.power(v, k); !ok {
+			return nil, false
+		}
+		num = b.times(num, f, nNum)
+		nNum++
+	}
+	if (nNum > 1 || nDen > 1) && !b.has[opMul] {
+		return nil, false
+	}
+	switch {
+	case nNum == 0 && nDen == 0:
+		return nil, false
+	case nDen == 0:
+		return num, true
+	case nNum == 0:
+		num = tree{constNode(1)}
+	}
+	return append(append(num, den...), opNode(opDiv)), true
+}
+
+func (b *termBuilder) times(acc, f tree, count int) tree {
+	if count == 0 {
+		return f
+	}
+	return append(append(acc, f...), opNode(opMul))
+}
+
+// linearCombination returns Σ w_i·t_i as a tree, or false if + and * are
+// not both allowed. A single term needs neither: linear scaling supplies
+// its weight.
+func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) {
+	if len(terms) == 1 {
+		return terms[0].clone(), true
+	}
+	if !b.has[opAdd] || !b.has[opMul] {
+		return nil, false
+	}
+	var out tree
+	for i, t := range terms {
+		out = append(out, constNode(w[i]))
+		out = append(out, t...)
+		out = append(out, opNode(opMul))
+		if i > 0 {
+			out = append(out, opNode(opAdd))
+		}
+	}
+	return out, true
+}

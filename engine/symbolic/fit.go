@@ -1,0 +1,225 @@
+package symbolic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Fit searches for an expression y ≈ f(X). X is column-major: X[j][i] is
+// feature j at row i and names[j] its name (nil names become x0, x1, ...).
+// When opts.TimeLimit or ctx expires, the best result found so far is
+// returned without error.
+func Fit(ctx context.Context, X [][]float64, y []float64, names []string, opts Options) (*Result, error) {
+	names, err := validate(X, y, names)
+	if err != nil {
+		return nil, err
+	}
+	opNames := opts.Operators
+	if len(opNames) == 0 {
+		opNames = DefaultOperators
+	}
+	ops, err := parseOperators(opNames)
+	if err != nil {
+		return nil, err
+	}
+	s := resolve(opts)
+	g := newGrammar(ops, s)
+	excluded := map[string]bool{}
+	for _, e := range opts.Exclude {
+		excluded[e] = true
+	}
+	for j, nm := range names {
+		if !excluded[nm] {
+			g.vars = append(g.vars, j)
+		}
+	}
+	if len(g.vars) == 0 {
+		return nil, errors.New("symbolic: every input variable is excluded")
+	}
+
+	start := time.Now()
+	expired := func() bool {
+		return ctx.Err() != nil || (opts.TimeLimit > 0 && time.Since(start) >= opts.TimeLimit)
+	}
+	progress := newProgress(opts.Progress)
+	progress.report(0)
+	defer progress.report(1)
+
+	_, varY := meanSD(y)
+	varY *= varY
+	p := &problem{cols: X, y: y, varY: varY, names: names, g: g, s: s}
+	if varY == 0 {
+		m := constantModel(y[0], 0, varY)
+		return &Result{Best: m, Front: []*Model{m}}, nil
+	}
+
+	seeds := append(powerLawSeeds(p), sparseSeeds(p)...)
+
+	islands := make([]*island, s.islands)
+	for i := range islands {
+		islands[i] = newIsland(p, s.seed, i)
+	}
+	parallel(len(islands), func(i int) { islands[i].initialize(seeds) })
+
+	var global paretoFront
+	coord := rand.New(rand.NewPCG(uint64(s.seed), 0xC0FFEE))
+	exactSize, stall := -1, 0
+	for done := 0; done < s.generations && !expired(); {
+		epoch := min(s.migrationInterval, s.generations-done)
+		parallel(len(islands), func(i int) {
+			for k := 0; k < epoch && !expired(); k++ {
+				islands[i].step()
+			}
+		})
+		done += epoch
+		for _, isl := range islands {
+			global.merge(&isl.front)
+		}
+		migrate(islands, &global, coord, s.migrants)
+		progress.report(float64(done) / float64(s.generations))
+
+		// Once an exact model exists, keep going only while the simplest
+		// exact model is still getting simpler.
+		if sz := simplestExact(&global, varY); sz >= 0 {
+			if sz == exactSize {
+				stall++
+			} else {
+				exactSize, stall = sz, 0
+			}
+			if stall >= s.exactStallEpochs {
+				break
+			}
+		}
+	}
+	return finalize(p, &global, islands), nil
+}
+
+func validate(X [][]float64, y []float64, names []string) ([]string, error) {
+	if len(X) == 0 {
+		return nil, errors.New("symbolic: X has no columns")
+	}
+	if len(y) < 2 {
+		return nil, fmt.Errorf("symbolic: need at least 2 rows, got %d", len(y))
+	}
+	if names == nil {
+		names = make([]string, len(X))
+		for j := range names {
+			names[j] = fmt.Sprintf("x%d", j)
+		}
+	}
+	if len(names) != len(X) {
+		return nil, fmt.Errorf("symbolic: %d names for %d columns", len(names), len(X))
+	}
+	for j, c := range X {
+		if len(c) != len(y) {
+			return nil, fmt.Errorf("symbolic: column %q has %d rows, y has %d", names[j], len(c), len(y))
+		}
+		if names[j] == "" {
+			return nil, fmt.Errorf("symbolic: column %d has an empty name", j)
+		}
+		for i, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("symbolic: column %q row %d is not finite", names[j], i)
+			}
+		}
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("symbolic: y row %d is not finite", i)
+		}
+	}
+	return names, nil
+}
+
+func newGrammar(ops []opcode, s settings) *grammar {
+	g := &grammar{maxSize: s.maxSize, maxDepth: s.maxDepth}
+	hasDiv := false
+	for _, o := range ops {
+		if o.arity() == 2 {
+			g.binary = append(g.binary, o)
+		} else {
+			g.unary = append(g.unary, o)
+		}
+		hasDiv = hasDiv || o == opDiv
+	}
+	g.exponents = physicsExponents
+	if !hasDiv {
+		g.exponents = polynomialExponents
+	}
+	return g
+}
+
+// parallel runs f(0..n-1) on at most GOMAXPROCS goroutines and waits.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			f(i)
+			<-sem
+		}()
+	}
+	wg.Wait()
+}
+
+// migrate sends each island's best to the next island on a ring, plus a
+// couple of members of the global Pareto front, which carries simple
+// building blocks between islands.
+func migrate(islands []*island, global *paretoFront, rng *rand.Rand, k int) {
+	n := len(islands)
+	out := make([][]individual, n)
+	for i, isl := range islands {
+		out[i] = isl.emigrants(k)
+	}
+	front := global.members()
+	for i, isl := range islands {
+		in := slices.Clone(out[(i+n-1)%n])
+		if n == 1 {
+			in = nil
+		}
+		for j := 0; j < 2 && len(front) > 0; j++ {
+			in = append(in, front[rng.IntN(len(front))])
+		}
+		isl.receive(in)
+	}
+}
+
+// simplestExact returns the complexity of the simplest exact member of the
+// front, or −1.
+func simplestExact(f *paretoFront, varY float64) int {
+	for _, m := range f.members() {
+		if m.loss <= exactNMSE*varY {
+			return m.size
+		}
+	}
+	return -1
+}
+
+type progressReporter struct {
+	f    func(float64)
+	last float64
+}
+
+func newProgress(f func(float64)) *progressReporter {
+	return &progressReporter{f: f, last: -1}
+}
+
+// report forwards non-decreasing fractions in [0, 1].
+func (p *progressReporter) report(x float64) {
+	x = math.Min(math.Max(x, 0), 1)
+	if p.f == nil || x < p.last || (x == p.last && x != 1) || p.last == 1 {
+		return
+	}
+	p.last = x
+	p.f(x)
+}

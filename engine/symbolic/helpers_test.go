@@ -1,0 +1,68 @@
+package symbolic
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// sample draws n rows of d features uniformly from [lo, hi] (column-major).
+func sample(rng *rand.Rand, d, n int, lo, hi float64) [][]float64 {
+	X := make([][]float64, d)
+	for j := range X {
+		X[j] = make([]float64, n)
+		for i := range X[j] {
+			X[j][i] = lo + (hi-lo)*rng.Float64()
+		}
+	}
+	return X
+}
+
+// target evaluates f on every row of column-major X.
+func target(X [][]float64, f func(x []float64) float64) []float64 {
+	n := len(X[0])
+	y := make([]float64, n)
+	row := make([]float64, len(X))
+	for i := range y {
+		for j := range X {
+			row[j] = X[j][i]
+		}
+		y[i] = f(row)
+	}
+	return y
+}
+
+// r2 is the coefficient of determination of pred against y.
+func r2(pred, y []float64) float64 {
+	m, sd := meanSD(y)
+	var sse float64
+	for i := range y {
+		d := pred[i] - y[i]
+		sse += d * d
+	}
+	_ = m
+	return 1 - sse/float64(len(y))/(sd*sd)
+}
+
+// affineR2 is the R² of the best affine map a + b·pred onto y, so a model
+// that is right up to an offset or a ratio still counts.
+func affineR2(pred, y []float64) float64 {
+	a, b, mse, ok := linearScale(pred, y)
+	_, _ = a, b
+	if !ok {
+		return math.Inf(-1)
+	}
+	_, sd := meanSD(y)
+	return 1 - mse/(sd*sd)
+}
+
+// exactlyRecovers checks a model against the true function on fresh points
+// drawn from the same box: R² > 0.999999 up to an affine offset/ratio.
+func exactlyRecovers(t *testing.T, m *Model, d int, lo, hi float64, f func(x []float64) float64) bool {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(999, 1))
+	X := sample(rng, d, 500, lo, hi)
+	y := target(X, f)
+	got := affineR2(m.Predict(X), y)
+	return got > 0.999999
+}

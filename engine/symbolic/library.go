@@ -1,0 +1,130 @@
+package symbolic
+
+import "math"
+
+// maxLibrary caps the candidate-term library so the sparse pass stays a
+// small fraction of the search budget even with many variables.
+const maxLibrary = 400
+
+// libraryTerm is a candidate term and its values on the data.
+type libraryTerm struct {
+	t   tree
+	col []float64
+}
+
+// buildLibrary lists candidate terms, simplest first: the variables,
+// monomials up to degree 3, ratios, and the allowed functions applied to
+// variables and to pairwise products. Terms that are undefined somewhere,
+// constant, or duplicates of an earlier term are dropped.
+func buildLibrary(p *problem) []libraryTerm {
+	b := newTermBuilder(p.g)
+	vars := p.g.vars
+	var trees []tree
+	add := func(t tree, ok bool) {
+		if ok && len(trees) < 4*maxLibrary {
+			trees = append(trees, t)
+		}
+	}
+	mono := func(vs []int, ks []float64) { add(b.monomial(vs, ks)) }
+	for _, i := range vars {
+		add(tree{varNode(i)}, true)
+	}
+	for a, i := range vars {
+		mono([]int{i}, []float64{2})
+		for _, j := range vars[a+1:] {
+			mono([]int{i, j}, []float64{1, 1})
+		}
+	}
+	if b.has[opDiv] || b.has[opPow] {
+		for _, i := range vars {
+			mono([]int{i}, []float64{-1})
+		}
+		for _, i := range vars {
+			for _, j := range vars {
+				if i != j {
+					mono([]int{i, j}, []float64{1, -1})
+				}
+			}
+		}
+		for _, i := range vars {
+			mono([]int{i}, []float64{-2})
+		}
+	}
+	for _, f := range []opcode{opSin, opCos, opExp, opLog, opSqrt, opTan, opTanh, opAbs} {
+		if !b.has[f] {
+			continue
+		}
+		for _, i := range vars {
+			add(tree{varNode(i), opNode(f)}, true)
+			if f == opExp && b.has[opMul] {
+				add(tree{constNode(-1), varNode(i), opNode(opMul), opNode(f)}, true)
+			}
+		}
+	}
+	for a, i := range vars {
+		mono([]int{i}, []float64{3})
+		for b2, j := range vars {
+			if j != i {
+				mono([]int{i, j}, []float64{2, 1})
+			}
+			if b2 > a {
+				for _, k := range vars[b2+1:] {
+					mono([]int{i, j, k}, []float64{1, 1, 1})
+				}
+			}
+		}
+	}
+	if b.has[opMul] {
+		for _, f := range []opcode{opSin, opCos, opExp} {
+			if !b.has[f] {
+				continue
+			}
+			for a, i := range vars {
+				for _, j := range vars[a+1:] {
+					add(tree{varNode(i), varNode(j), opNode(opMul), opNode(f)}, true)
+				}
+			}
+		}
+	}
+	if b.has[opDiv] || b.has[opPow] {
+		for _, i := range vars {
+			for _, j := range vars {
+				if i != j {
+					mono([]int{i, j}, []float64{1, -2})
+					mono([]int{i, j}, []float64{2, -1})
+				}
+			}
+		}
+	}
+
+	ev := newEvaluator(p.cols, len(p.y))
+	var lib []libraryTerm
+	for _, t := range trees {
+		if len(lib) >= maxLibrary {
+			break
+		}
+		f := ev.eval(t)
+		if !usableColumn(f) {
+			continue
+		}
+		lib = append(lib, libraryTerm{t: t, col: append([]float64(nil), f...)})
+	}
+	return lib
+}
+
+// usableColumn reports whether a term's values are finite and not constant.
+func usableColumn(f []float64) bool {
+	var s, s2 float64
+	for _, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+		s += v
+	}
+	m := s / float64(len(f))
+	for _, v := range f {
+		s2 += (v - m) * (v - m)
+	}
+	v := s2 / float64(len(f))
+	return v > 1e-20*(m*m+1e-300) && !math.IsInf(v, 0)
+}

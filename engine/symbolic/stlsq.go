@@ -1,0 +1,249 @@
+package symbolic
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// sparseModel is a support (indices into the library) with its fit.
+type sparseModel struct {
+	support []int
+	rss     float64 // residual sum of squares per row, in units of var(y)
+}
+
+// sparseRegression fits y as a sparse linear combination of library terms
+// and returns candidate supports, best first. Two searches share one Gram
+// matrix of the standardised terms:
+//
+//   - sequentially thresholded least squares (STLSQ, as in SINDy): solve a
+//     ridge-regularised least-squares problem, drop the terms whose
+//     standardised coefficient is below a threshold, repeat; a ladder of
+//     thresholds yields supports of different sparsity;
+//   - forward stepwise selection, which adds the term that lowers the
+//     residual most, and copes better with strongly correlated terms
+//     (x, x², x³ on a positive range) that make thresholding unstable.
+type sparseRegression struct {
+	lib   []libraryTerm
+	mean  []float64
+	sd    []float64
+	sdY   float64
+	gram  *mat.SymDense // correlation matrix of the terms
+	corrY []float64     // correlation of each term with y
+}
+
+const (
+	maxSeedTerms  = 5    // largest support tried by forward selection
+	maxSTLSQTerms = 8    // largest STLSQ support kept as a seed
+	ridge         = 1e-8 // keeps the normal equations positive definite
+)
+
+func newSparseRegression(lib []libraryTerm, y []float64) *sparseRegression {
+	n := len(y)
+	m := len(lib)
+	s := &sparseRegression{lib: lib, mean: make([]float64, m), sd: make([]float64, m), corrY: make([]float64, m)}
+	my, sy := meanSD(y)
+	s.sdY = sy
+	z := mat.NewDense(n, m, nil)
+	for j, t := range lib {
+		mj, sj := meanSD(t.col)
+		s.mean[j], s.sd[j] = mj, sj
+		for i, v := range t.col {
+			z.Set(i, j, (v-mj)/sj)
+		}
+	}
+	yz := mat.NewVecDense(n, nil)
+	for i, v := range y {
+		yz.SetVec(i, (v-my)/sy)
+	}
+	s.gram = mat.NewSymDense(m, nil)
+	s.gram.SymOuterK(1/float64(n), z.T())
+	c := mat.NewVecDense(m, nil)
+	c.MulVec(z.T(), yz)
+	for j := range s.corrY {
+		s.corrY[j] = c.AtVec(j) / float64(n)
+	}
+	return s
+}
+
+func meanSD(x []float64) (float64, float64) {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	m := s / float64(len(x))
+	var v2 float64
+	for _, v := range x {
+		v2 += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(v2 / float64(len(x)))
+}
+
+// solve returns the ridge least-squares weights on support S and the
+// resulting residual variance (in units of var(y)).
+func (s *sparseRegression) solve(S []int) ([]float64, float64, bool) {
+	k := len(S)
+	a := mat.NewSymDense(k, nil)
+	b := mat.NewVecDense(k, nil)
+	for p, i := range S {
+		for q := p; q < k; q++ {
+			a.SetSym(p, q, s.gram.At(i, S[q]))
+		}
+		a.SetSym(p, p, a.At(p, p)+ridge)
+		b.SetVec(p, s.corrY[i])
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return nil, math.Inf(1), false
+	}
+	w := mat.NewVecDense(k, nil)
+	if err := ch.SolveVecTo(w, b); err != nil {
+		return nil, math.Inf(1), false
+	}
+	// rss = 1 − 2wᵀc + wᵀGw, and at the optimum Gw ≈ c, so rss ≈ 1 − wᵀc.
+	rss := 1 - mat.Dot(w, b)
+	return w.RawVector().Data, math.Max(rss, 0), true
+}
+
+// independent drops terms that duplicate an earlier one (|corr| ≈ 1).
+func (s *sparseRegression) independent() []int {
+	var keep []int
+	for j := range s.lib {
+		dup := false
+		for _, i := range keep {
+			if math.Abs(s.gram.At(i, j)) > 1-1e-9 {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			keep = append(keep, j)
+		}
+	}
+	return keep
+}
+
+// forward runs forward stepwise selection over the candidates and returns
+// the nested supports it visits, plus the best single terms.
+func (s *sparseRegression) forward(cand []int, singles int) []sparseModel {
+	var out []sparseModel
+	type scored struct {
+		j   int
+		rss float64
+	}
+	var S []int
+	for step := 0; step < maxSeedTerms && step < len(cand); step++ {
+		var all []scored
+		for _, j := range cand {
+			if slices.Contains(S, j) {
+				continue
+			}
+			_, rss, ok := s.solve(append(slices.Clone(S), j))
+			if ok {
+				all = append(all, scored{j, rss})
+			}
+		}
+		if len(all) == 0 {
+			break
+		}
+		slices.SortStableFunc(all, func(a, b scored) int { return cmpFloat(a.rss, b.rss) })
+		if step == 0 {
+			for _, c := range all[:min(singles, len(all))] {
+				out = append(out, sparseModel{support: []int{c.j}, rss: c.rss})
+			}
+		} else {
+			out = append(out, sparseModel{support: append(slices.Clone(S), all[0].j), rss: all[0].rss})
+		}
+		S = append(S, all[0].j)
+		if all[0].rss < 1e-14 {
+			break
+		}
+	}
+	return out
+}
+
+// stlsq runs sequentially thresholded ridge regression for a ladder of
+// thresholds and returns the distinct small supports found.
+func (s *sparseRegression) stlsq(cand []int) []sparseModel {
+	var out []sparseModel
+	for _, tau := range []float64{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3} {
+		S := slices.Clone(cand)
+		for it := 0; it < 25 && len(S) > 0; it++ {
+			w, _, ok := s.solve(S)
+			if !ok {
+				S = nil
+				break
+			}
+			var next []int
+			for p, j := range S {
+				if math.Abs(w[p]) >= tau {
+					next = append(next, j)
+				}
+			}
+			if len(next) == len(S) {
+				break
+			}
+			S = next
+		}
+		if len(S) == 0 || len(S) > maxSTLSQTerms {
+			continue
+		}
+		if _, rss, ok := s.solve(S); ok {
+			out = append(out, sparseModel{support: S, rss: rss})
+		}
+	}
+	return out
+}
+
+// tree turns a support into Σ w_j·term_j in the original units.
+func (s *sparseRegression) tree(b *termBuilder, S []int) (tree, bool) {
+	w, _, ok := s.solve(S)
+	if !ok {
+		return nil, false
+	}
+	terms := make([]tree, len(S))
+	coef := make([]float64, len(S))
+	for p, j := range S {
+		terms[p] = s.lib[j].t
+		coef[p] = w[p] * s.sdY / s.sd[j]
+	}
+	return b.linearCombination(terms, coef)
+}
+
+// sparseSeeds runs the sparse-regression pass and returns its models as
+// trees, best first, for seeding the populations.
+func sparseSeeds(p *problem) []tree {
+	lib := buildLibrary(p)
+	if len(lib) == 0 {
+		return nil
+	}
+	s := newSparseRegression(lib, p.y)
+	cand := s.independent()
+	models := append(s.forward(cand, 8), s.stlsq(cand)...)
+	slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
+	b := newTermBuilder(p.g)
+	var seeds []tree
+	seen := map[uint64]bool{}
+	for _, m := range models {
+		t, ok := s.tree(b, m.support)
+		if !ok || !p.g.fits(t) {
+			continue
+		}
+		if h := t.hash(); !seen[h] {
+			seen[h] = true
+			seeds = append(seeds, t)
+		}
+	}
+	return seeds
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
