@@ -41,7 +41,8 @@ func Discover(ctx context.Context, X [][]float64, names []string, opts Options) 
 // returns the oriented graph and the adjacency confidences.
 func discoverPDAG(ctx context.Context, z *mat.Dense, corr *mat.SymDense, n int, opts Options) (*orientedGraph, *skeletonResult, error) {
 	p, _ := z.Dims()
-	sk, err := skeletonPCStable(ctx, newFisherZ(corr, n), p, opts.Alpha, opts.maxDepth(p))
+	test := newFisherZ(corr, n)
+	sk, err := skeletonPCStable(ctx, test, p, opts.Alpha, opts.maxDepth(p))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,7 +54,9 @@ func discoverPDAG(ctx context.Context, z *mat.Dense, corr *mat.SymDense, n int, 
 		}
 	}
 	g := sk.g.clone()
-	orientVStructures(g, sk, adjConf)
+	if err := orientVStructures(ctx, g, sk, test, opts.Alpha, opts.maxDepth(p), adjConf); err != nil {
+		return nil, nil, err
+	}
 	applyMeek(g, adjConf)
 	if !opts.DisableLiNGAM {
 		o := &lingamOrienter{z: z, corr: corr, adjConf: adjConf, alpha: opts.Alpha, seed: opts.Seed, cache: map[[2]int]cachedEvidence{}}

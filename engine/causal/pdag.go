@@ -15,10 +15,25 @@ type pdag struct {
 	mark [][]bool
 	conf [][]float64
 	by   [][]string
+	// ambiguous holds unshielded triples (i, k, j), keyed by tripleKey,
+	// whose separating sets disagree about k; Meek's rules must not treat
+	// them as non-colliders.
+	ambiguous map[[3]int]bool
 }
 
+// tripleKey identifies the unshielded triple i — k — j regardless of the
+// order of its ends.
+func tripleKey(i, k, j int) [3]int {
+	if j < i {
+		i, j = j, i
+	}
+	return [3]int{i, k, j}
+}
+
+func (g *pdag) isAmbiguous(i, k, j int) bool { return g.ambiguous[tripleKey(i, k, j)] }
+
 func newPDAG(n int) *pdag {
-	g := &pdag{n: n, mark: make([][]bool, n), conf: make([][]float64, n), by: make([][]string, n)}
+	g := &pdag{n: n, mark: make([][]bool, n), conf: make([][]float64, n), by: make([][]string, n), ambiguous: map[[3]int]bool{}}
 	for i := range n {
 		g.mark[i] = make([]bool, n)
 		g.conf[i] = make([]float64, n)
@@ -107,6 +122,9 @@ func (g *pdag) clone() *pdag {
 		copy(c.mark[i], g.mark[i])
 		copy(c.conf[i], g.conf[i])
 		copy(c.by[i], g.by[i])
+	}
+	for k, v := range g.ambiguous {
+		c.ambiguous[k] = v
 	}
 	return c
 }
