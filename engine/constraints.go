@@ -22,7 +22,7 @@ type Constraints struct {
 }
 
 // KnownOperators are the operator names accepted by operators:.
-var KnownOperators = []string{"+", "-", "*", "/", "^", "sin", "cos", "exp", "log", "sqrt", "abs"}
+var KnownOperators = []string{"+", "-", "*", "/", "^", "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh"}
 
 // ParseConstraints parses constraint strings of the form key:value. It
 // checks syntax only; column names are checked by Spec.Validate.

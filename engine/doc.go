@@ -34,7 +34,7 @@
 // Parameters.Constraints is a list of "key:value" strings; lists inside a
 // value are comma-separated:
 //
-//	operators:+,-,*,/     operators symbolic regression may use (+ - * / ^ sin cos exp log sqrt abs)
+//	operators:+,-,*,/     operators symbolic regression may use (+ - * / ^ sin cos tan exp log sqrt abs tanh)
 //	exclude:x3,x4         columns that are neither targets nor features
 //	include:x1,x2         restrict features (causal: variables) to these columns
 //	max_depth:6           depth bound of expression trees (1..20)
