@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"errors"
+	"math/rand"
+	"testing"
+
+	"github.com/discolab/disco/engine/data"
+)
+
+func specFrame(t *testing.T) *data.Frame {
+	rng := rand.New(rand.NewSource(1))
+	f := frameOf(t, []string{"t", "x0", "x1", "y"}, seqf(30), gaussian(rng, 30), gaussian(rng, 30), gaussian(rng, 30))
+	labels := make([]string, 30)
+	for i := range labels {
+		labels[i] = []string{"a", "b"}[i%2]
+	}
+	f.Columns = append(f.Columns, data.Column{Name: "name", DType: data.String, Strings: labels})
+	return f
+}
+
+func seqf(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i)
+	}
+	return v
+}
+
+func TestSpecValidateErrors(t *testing.T) {
+	f := specFrame(t)
+	cases := []struct {
+		name  string
+		spec  Spec
+		code  string
+		field string
+	}{
+		{"unknown mode", Spec{Mode: "magic"}, CodeModeInvalid, "mode"},
+		{"unknown constraint key", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"colour:red"}}}, CodeConstraintInvalid, "constraints"},
+		{"no colon", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"max_depth"}}}, CodeConstraintInvalid, "constraints"},
+		{"malformed depth", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"max_depth:deep"}}}, CodeConstraintInvalid, "constraints"},
+		{"alpha out of range", Spec{Mode: ModeCausal, Parameters: Parameters{Constraints: []string{"alpha:2"}}}, CodeConstraintInvalid, "constraints"},
+		{"bad lag", Spec{Mode: ModeCausal, Parameters: Parameters{Constraints: []string{"max_lag:0"}}}, CodeConstraintInvalid, "constraints"},
+		{"unknown operator", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"operators:+,%"}}}, CodeConstraintInvalid, "constraints"},
+		{"excluded column missing", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"exclude:x9"}}}, CodeConstraintInvalid, "constraints"},
+		{"time column missing", Spec{Mode: ModeCausal, Parameters: Parameters{Constraints: []string{"time:when"}}}, CodeConstraintInvalid, "constraints"},
+		{"time column not numeric", Spec{Mode: ModeCausal, Parameters: Parameters{Constraints: []string{"time:name"}}}, CodeConstraintInvalid, "constraints"},
+		{"duplicate key", Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"max_depth:3", "max_depth:4"}}}, CodeConstraintInvalid, "constraints"},
+		{"bad backbone", Spec{Mode: ModeNeural, Parameters: Parameters{NeuralBackbone: "transformer"}}, CodeParameterInvalid, "neural_backbone"},
+		{"unknown prior", Spec{Mode: ModeSymbolic, Parameters: Parameters{SymbolicPrior: "astrology"}}, CodeParameterInvalid, "symbolic_prior"},
+		{"unknown control", Spec{Mode: ModeSymbolic, NegativeControls: []string{"coin_flip"}}, CodeParameterInvalid, "negative_controls"},
+		{"time_shift without time", Spec{Mode: ModeSymbolic, NegativeControls: []string{ControlTimeShift}}, CodeParameterInvalid, "negative_controls"},
+		{"unknown target", Spec{Mode: ModeSymbolic, Targets: []string{"z"}}, CodeParameterInvalid, "target_variables"},
+		{"string target", Spec{Mode: ModeSymbolic, Parameters: Parameters{TargetVariables: []string{"name"}}}, CodeParameterInvalid, "target_variables"},
+		{"negative complexity", Spec{Mode: ModeSymbolic, Parameters: Parameters{MaxComplexity: -1}}, CodeParameterInvalid, "max_complexity"},
+		{"negative epochs", Spec{Mode: ModeNeural, Parameters: Parameters{Epochs: -5}}, CodeParameterInvalid, "epochs"},
+		{"threshold above one", Spec{Mode: ModeSymbolic, EvidenceThreshold: 1.5}, CodeParameterInvalid, "evidence_threshold"},
+		{"no features left", Spec{Mode: ModeSymbolic, Targets: []string{"y"}, Parameters: Parameters{Constraints: []string{"exclude:x0,x1,t"}}}, CodeConstraintInvalid, "constraints"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.spec.Validate(f)
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("want *SpecError, got %v", err)
+			}
+			if se.Code != tc.code || se.Field != tc.field {
+				t.Fatalf("got %s/%s (%s), want %s/%s", se.Code, se.Field, se.Message, tc.code, tc.field)
+			}
+		})
+	}
+}
+
+func TestSpecValidateAccepts(t *testing.T) {
+	f := specFrame(t)
+	good := []Spec{
+		{Mode: ModeSymbolic},
+		{Mode: ModeSymbolic, Targets: []string{"y"}, Parameters: Parameters{Constraints: []string{"operators:+,-,*,/", "max_depth:6", "exclude:t", "time:t"}},
+			NegativeControls: []string{ControlShuffledTarget, ControlTimeShift}},
+		{Mode: ModeNeuroSymbolic, Parameters: Parameters{NeuralBackbone: "mlp-2x16", SymbolicPrior: "physics", Epochs: 50}},
+		{Mode: ModeCausal, Parameters: Parameters{Constraints: []string{"alpha:0.01", "include:x0,x1,y", "max_lag:3"}}},
+	}
+	for _, s := range good {
+		if err := s.Validate(f); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
+
+func TestSpecValidateDataProblems(t *testing.T) {
+	short := frameOf(t, []string{"x", "y"}, seqf(5), seqf(5))
+	var ve *data.ValidationError
+	if err := (Spec{Mode: ModeSymbolic}).Validate(short); !errors.As(err, &ve) || ve.Code != data.CodeTooFewRows {
+		t.Fatalf("too few rows: %v", err)
+	}
+	constant := frameOf(t, []string{"x", "y"}, seqf(30), make([]float64, 30))
+	if err := (Spec{Mode: ModeSymbolic, Targets: []string{"y"}}).Validate(constant); !errors.As(err, &ve) || ve.Code != data.CodeColumnConstant {
+		t.Fatalf("constant target: %v", err)
+	}
+}
+
+func TestEstimateComputeUnits(t *testing.T) {
+	small := EstimateComputeUnits(10, 2, Spec{Mode: ModeSymbolic})
+	if small < 1 {
+		t.Fatalf("units %d < 1", small)
+	}
+	big := EstimateComputeUnits(100000, 10, Spec{Mode: ModeSymbolic})
+	cv := EstimateComputeUnits(100000, 10, Spec{Mode: ModeSymbolic, Parameters: Parameters{CrossValidate: true}})
+	if !(big > small && cv > big) {
+		t.Fatalf("units should grow with data and cross-validation: %d %d %d", small, big, cv)
+	}
+	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeSymbolic}); got != 16+2 {
+		t.Fatalf("documented formula: got %d want 18", got)
+	}
+}
