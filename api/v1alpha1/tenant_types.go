@@ -15,6 +15,7 @@ const (
 )
 
 // TenantSpec is the desired state of a tenant.
+// +kubebuilder:validation:XValidation:rule="has(self.__namespace__) == has(oldSelf.__namespace__) && (!has(self.__namespace__) || self.__namespace__ == oldSelf.__namespace__)",message="namespace is immutable"
 type TenantSpec struct {
 	// DisplayName is a human-readable name.
 	// +kubebuilder:validation:MaxLength=200
@@ -30,7 +31,6 @@ type TenantSpec struct {
 	// "disco-<tenant object name>". Immutable once set.
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="namespace is immutable"
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 

@@ -1,0 +1,123 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/index"
+)
+
+// Campaign condition types.
+const (
+	CampaignConditionBudgetAvailable = "BudgetAvailable"
+)
+
+// CampaignReconciler computes a campaign's budget counters from its runs, moves it between
+// active, exhausted and expired, and owns it to its project.
+type CampaignReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnExhausted is called once when a campaign becomes exhausted or expired, after the
+	// status write succeeded (the run and governance issue wires the budget.exhausted webhook here).
+	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
+}
+
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns/status;campaigns/finalizers,verbs=get;update;patch
+
+func (r *CampaignReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
+	campaign := &discov1.Campaign{}
+	if err := r.Get(ctx, req.NamespacedName, campaign); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !campaign.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	if len(campaign.OwnerReferences) == 0 {
+		project := &discov1.Project{}
+		if err := r.Get(ctx, objectKey(campaign.Namespace, campaign.Spec.ProjectID), project); err == nil {
+			if err := controllerutil.SetControllerReference(project, campaign, r.Scheme()); err != nil {
+				return ctrl.Result{}, err
+			}
+			return ctrl.Result{}, r.Update(ctx, campaign)
+		}
+	}
+
+	patcher := newStatusPatcher(r.Client, campaign)
+	previous := campaign.Status.Phase
+	defer func() {
+		joinPatchErr(&err, patcher.patch(ctx))
+		if err != nil || previous == campaign.Status.Phase {
+			return
+		}
+		switch campaign.Status.Phase {
+		case discov1.CampaignExhausted, discov1.CampaignExpired:
+			constraint := BudgetConstraint(campaign, usageFromStatus(campaign), r.now())
+			r.Recorder.Eventf(campaign, nil, corev1.EventTypeWarning, "BudgetExhausted", "Reconcile", "campaign budget exhausted: %s", constraint)
+			if r.OnExhausted != nil {
+				r.OnExhausted(ctx, campaign, constraint)
+			}
+		}
+	}()
+
+	runs := &discov1.RunList{}
+	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: projectID(campaign)}); err != nil {
+		return ctrl.Result{}, err
+	}
+	now := r.now()
+	usage := UsageOf(runs.Items)
+	campaign.Status.ComputeUnitsUsed = usage.ComputeUnitsUsed
+	campaign.Status.RunsCompleted = usage.RunsCompleted
+	campaign.Status.RunsTotal = usage.RunsTotal
+	campaign.Status.RunsActive = usage.RunsActive
+	campaign.Status.Phase = CampaignPhaseFor(campaign, usage, now)
+	campaign.Status.ObservedGeneration = campaign.Generation
+
+	if constraint := BudgetConstraint(campaign, usage, now); constraint != "" {
+		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionFalse, "BudgetExhausted", "no new runs: "+constraint+" reached")
+	} else {
+		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionTrue, "BudgetAvailable", "runs may be submitted")
+	}
+	setCondition(&campaign.Status.Conditions, campaign, discov1.ConditionReady, metav1.ConditionTrue, "Reconciled", "campaign is "+string(campaign.Status.Phase))
+
+	// Expiry needs no event to happen: come back when the campaign expires.
+	if exp := campaign.Spec.Budget.ExpiresAt; exp != nil && campaign.Status.Phase == discov1.CampaignActive {
+		return ctrl.Result{RequeueAfter: exp.Sub(now) + time.Second}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// usageFromStatus reads the counters back from the status just computed.
+func usageFromStatus(c *discov1.Campaign) BudgetUsage {
+	return BudgetUsage{ComputeUnitsUsed: c.Status.ComputeUnitsUsed, RunsCompleted: c.Status.RunsCompleted, RunsTotal: c.Status.RunsTotal, RunsActive: c.Status.RunsActive}
+}
+
+func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&discov1.Campaign{}).
+		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			run := o.(*discov1.Run)
+			return []reconcile.Request{{NamespacedName: objectKey(run.Namespace, run.Spec.CampaignID)}}
+		})).
+		Named("campaign").
+		Complete(r)
+}

@@ -1,0 +1,81 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeProfiler marks datasets whose display name starts with "bad" as unusable.
+type fakeProfiler struct{}
+
+func (fakeProfiler) Profile(_ context.Context, ds *discov1.Dataset) (ProfileResult, error) {
+	if strings.HasPrefix(ds.Spec.DisplayName, "bad") {
+		return ProfileResult{}, &ProfileError{Message: "row 3 has 2 fields, expected 3"}
+	}
+	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: "datasets/" + ds.Name + "/profile.json"}, nil
+}
+
+// newTenant creates a tenant and waits for its namespace.
+func newTenant() (*discov1.Tenant, string) {
+	t := &discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Tenant))}, Spec: discov1.TenantSpec{Tier: discov1.TenantTierTeam}}
+	Expect(k8sClient.Create(ctx, t)).To(Succeed())
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, objectKey("", ids.FromName(t.Name)), t)).To(Succeed())
+		g.Expect(t.Status.Namespace).NotTo(BeEmpty())
+	}).Should(Succeed())
+	return t, t.Status.Namespace
+}
+
+func newProject(tenant *discov1.Tenant, ns string) *discov1.Project {
+	id := ids.New(ids.Project)
+	p := &discov1.Project{
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns, Labels: map[string]string{discov1.LabelProject: id}},
+		Spec:       discov1.ProjectSpec{DisplayName: "p", TenantID: ids.FromName(tenant.Name)},
+	}
+	Expect(k8sClient.Create(ctx, p)).To(Succeed())
+	return p
+}
+
+func newCampaign(p *discov1.Project, units int64, maxRuns int32, expires *time.Time) *discov1.Campaign {
+	id := ids.New(ids.Campaign)
+	c := &discov1.Campaign{
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace, Labels: map[string]string{discov1.LabelProject: projectID(p)}},
+		Spec:       discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: units, MaxRuns: maxRuns}},
+	}
+	if expires != nil {
+		c.Spec.Budget.ExpiresAt = &metav1.Time{Time: *expires}
+	}
+	Expect(k8sClient.Create(ctx, c)).To(Succeed())
+	return c
+}
+
+func newRun(c *discov1.Campaign, estimate int64) *discov1.Run {
+	id := ids.New(ids.Run)
+	r := &discov1.Run{
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: c.Namespace, Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c)}},
+		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic,
+			DatasetID: ids.New(ids.Dataset), ComputeUnitsEstimated: estimate},
+	}
+	Expect(k8sClient.Create(ctx, r)).To(Succeed())
+	return r
+}

@@ -1,0 +1,93 @@
+package controllers
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// ProjectReconciler keeps a project's status and, on deletion, removes what lives under it.
+// Settings defaults come from the CRD schema; the reconciler reports Ready once the tenant
+// exists and the project sits in the tenant's namespace.
+type ProjectReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=projects,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=projects/status;projects/finalizers,verbs=get;update;patch
+
+func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
+	project := &discov1.Project{}
+	if err := r.Get(ctx, req.NamespacedName, project); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !project.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, project)
+	}
+	if controllerutil.AddFinalizer(project, discov1.Finalizer) {
+		return ctrl.Result{}, r.Update(ctx, project)
+	}
+
+	patcher := newStatusPatcher(r.Client, project)
+	previous := project.Status.Phase
+	defer func() {
+		joinPatchErr(&err, patcher.patch(ctx))
+		if err == nil && previous != "" && previous != project.Status.Phase {
+			r.Recorder.Eventf(project, nil, corev1.EventTypeNormal, "StateChanged", "Reconcile", "project is now %s", project.Status.Phase)
+		}
+	}()
+
+	project.Status.ObservedGeneration = project.Generation
+	project.Status.Phase = project.Spec.State
+	if project.Status.Phase == "" {
+		project.Status.Phase = discov1.ProjectActive
+	}
+	ready, reason, message := r.tenantReady(ctx, project)
+	status := metav1.ConditionFalse
+	if ready {
+		status = metav1.ConditionTrue
+	}
+	setCondition(&project.Status.Conditions, project, discov1.ConditionReady, status, reason, message)
+	return ctrl.Result{}, nil
+}
+
+func (r *ProjectReconciler) tenantReady(ctx context.Context, project *discov1.Project) (bool, string, string) {
+	tenant := &discov1.Tenant{}
+	if err := r.Get(ctx, client.ObjectKey{Name: tenantObjectName(project.Spec.TenantID)}, tenant); err != nil {
+		return false, "TenantNotFound", "tenant " + project.Spec.TenantID + " does not exist"
+	}
+	if ns := TenantNamespace(tenant); ns != project.Namespace {
+		return false, "WrongNamespace", "projects of tenant " + project.Spec.TenantID + " belong in namespace " + ns
+	}
+	return true, "Ready", "project is " + string(project.Status.Phase)
+}
+
+// finalize deletes the project's campaigns, datasets, runs and claims. Owner references
+// would do this through the garbage collector, but the embedded control plane of `disco dev`
+// has no garbage collector, so the project cleans up explicitly.
+func (r *ProjectReconciler) finalize(ctx context.Context, project *discov1.Project) error {
+	if !controllerutil.ContainsFinalizer(project, discov1.Finalizer) {
+		return nil
+	}
+	sel := client.MatchingLabels{discov1.LabelProject: projectID(project)}
+	in := client.InNamespace(project.Namespace)
+	for _, obj := range []client.Object{&discov1.Claim{}, &discov1.Run{}, &discov1.Campaign{}, &discov1.Dataset{}} {
+		if err := r.DeleteAllOf(ctx, obj, in, sel); err != nil {
+			return err
+		}
+	}
+	controllerutil.RemoveFinalizer(project, discov1.Finalizer)
+	return r.Update(ctx, project)
+}
+
+func (r *ProjectReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Project{}).Named("project").Complete(r)
+}

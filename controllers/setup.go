@@ -1,0 +1,45 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/index"
+)
+
+// Options wires optional collaborators into the reconcilers.
+type Options struct {
+	Profiler    Profiler
+	Now         func() time.Time
+	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
+	OnProfiled  func(ctx context.Context, ds *discov1.Dataset)
+	// SkipIndexes is set when the caller registered internal/index already.
+	SkipIndexes bool
+}
+
+// Setup registers the field indexes and every reconciler with the manager.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if !opts.SkipIndexes {
+		if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+	}
+	c := mgr.GetClient()
+	rec := mgr.GetEventRecorder
+	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
+		&TenantReconciler{Client: c, Recorder: rec("tenant-controller")},
+		&ProjectReconciler{Client: c, Recorder: rec("project-controller")},
+		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Now: opts.Now, OnExhausted: opts.OnExhausted},
+		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now},
+		&ClaimReconciler{Client: c, Recorder: rec("claim-controller")},
+		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled},
+	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return err
+		}
+	}
+	return nil
+}

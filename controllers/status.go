@@ -1,0 +1,57 @@
+// Package controllers holds one reconciler per disco kind, and the policies they apply.
+//
+// Every reconciler follows the same shape (after kubernetes-sigs/jobset and cluster-api):
+// get the object, make sure the finalizer is present before doing anything else, compute the
+// new status, and write it with one deferred status patch; Kubernetes events are recorded
+// only after that write succeeded, so an event never announces a state that was not stored.
+package controllers
+
+import (
+	"context"
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// statusPatcher remembers an object as it was read so the status can be written as one
+// merge patch at the end of a reconcile.
+type statusPatcher struct {
+	c      client.Client
+	obj    client.Object
+	before client.Object
+}
+
+func newStatusPatcher(c client.Client, obj client.Object) *statusPatcher {
+	return &statusPatcher{c: c, obj: obj, before: obj.DeepCopyObject().(client.Object)}
+}
+
+// patch writes the status if it changed. A NotFound means the object is gone, which is not an
+// error for a status write.
+func (p *statusPatcher) patch(ctx context.Context) error {
+	err := p.c.Status().Patch(ctx, p.obj, client.MergeFrom(p.before))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// setCondition sets a condition stamped with the object's generation.
+func setCondition(conds *[]metav1.Condition, obj client.Object, typ string, status metav1.ConditionStatus, reason, message string) bool {
+	return meta.SetStatusCondition(conds, metav1.Condition{
+		Type:               typ,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: obj.GetGeneration(),
+	})
+}
+
+// joinPatchErr folds the deferred status-patch error into the reconcile error.
+func joinPatchErr(err *error, patchErr error) {
+	if patchErr != nil {
+		*err = errors.Join(*err, patchErr)
+	}
+}
