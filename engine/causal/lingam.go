@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,6 +42,7 @@ type lingamOrienter struct {
 	alpha   float64
 	seed    int64
 	cache   map[[2]int]cachedEvidence
+	gate    float64 // Jarque–Bera level, set by orient
 }
 
 type cachedEvidence struct {
@@ -72,27 +75,30 @@ func (o *lingamOrienter) orient(ctx context.Context, g *pdag) (byLiNGAM, byMeek 
 	if m == 0 {
 		return 0, 0, nil
 	}
-	gate := o.alpha / float64(m)
+	o.gate = o.alpha / float64(m)
 	refused := map[[2]int]bool{}
 	for {
+		if err := ctx.Err(); err != nil {
+			return byLiNGAM, byMeek, err
+		}
+		var pairs [][2]int
+		for x := range g.n {
+			for y := x + 1; y < g.n; y++ {
+				if g.undirected(x, y) && !refused[[2]int{x, y}] {
+					pairs = append(pairs, [2]int{x, y})
+				}
+			}
+		}
+		evs := o.evidenceAll(g, pairs)
 		var best [2]int
 		var bestEv lingamEvidence
 		found := false
-		for x := range g.n {
-			for y := x + 1; y < g.n; y++ {
-				if !g.undirected(x, y) || refused[[2]int{x, y}] {
-					continue
-				}
-				if err := ctx.Err(); err != nil {
-					return byLiNGAM, byMeek, err
-				}
-				ev := o.evidence(g, x, y)
-				if ev.pNonGauss >= gate || ev.agree < 1-o.alpha || ev.pFit < o.alpha {
-					continue
-				}
-				if !found || ev.agree > bestEv.agree || (ev.agree == bestEv.agree && ev.score > bestEv.score) {
-					best, bestEv, found = [2]int{x, y}, ev, true
-				}
+		for k, ev := range evs {
+			if !o.clear(ev) {
+				continue
+			}
+			if !found || ev.agree > bestEv.agree || (ev.agree == bestEv.agree && ev.score > bestEv.score) {
+				best, bestEv, found = pairs[k], ev, true
 			}
 		}
 		if !found {
@@ -113,11 +119,53 @@ func (o *lingamOrienter) orient(ctx context.Context, g *pdag) (byLiNGAM, byMeek 
 	}
 }
 
-// evidence returns the (cached) evidence for x — y, with x < y.
-func (o *lingamOrienter) evidence(g *pdag, x, y int) lingamEvidence {
-	// The common parents of both ends are non-descendants of either, so
-	// regressing them out leaves the pair's own noise terms (after Meek,
-	// undirected neighbours share their directed parents).
+// clear reports whether the evidence is strong enough to orient the edge.
+func (o *lingamOrienter) clear(ev lingamEvidence) bool {
+	return ev.pNonGauss < o.gate && ev.pFit >= o.alpha && ev.agree >= 1-o.alpha
+}
+
+// evidenceAll returns the evidence for each pair, computing the cache
+// misses on all cores. Each computation is independent and seeded by its
+// pair, so the result does not depend on scheduling.
+func (o *lingamOrienter) evidenceAll(g *pdag, pairs [][2]int) []lingamEvidence {
+	out := make([]lingamEvidence, len(pairs))
+	adjusts := make([][]int, len(pairs))
+	var todo []int
+	for k, pr := range pairs {
+		adjusts[k] = adjustmentSet(g, pr[0], pr[1])
+		if c, ok := o.cache[pr]; ok && slices.Equal(c.adjust, adjusts[k]) {
+			out[k] = c.ev
+		} else {
+			todo = append(todo, k)
+		}
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				out[k] = o.compute(pairs[k][0], pairs[k][1], adjusts[k])
+			}
+		}()
+	}
+	for _, k := range todo {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, k := range todo {
+		o.cache[pairs[k]] = cachedEvidence{adjust: adjusts[k], ev: out[k]}
+	}
+	return out
+}
+
+// adjustmentSet is the union of the directed parents of x and y: common
+// parents are non-descendants of either, so regressing them out leaves the
+// pair's own noise terms (after Meek, undirected neighbours share their
+// directed parents).
+func adjustmentSet(g *pdag, x, y int) []int {
 	adjust := g.parents(x)
 	for _, p := range g.parents(y) {
 		if !slices.Contains(adjust, p) {
@@ -125,13 +173,7 @@ func (o *lingamOrienter) evidence(g *pdag, x, y int) lingamEvidence {
 		}
 	}
 	slices.Sort(adjust)
-	key := [2]int{x, y}
-	if c, ok := o.cache[key]; ok && slices.Equal(c.adjust, adjust) {
-		return c.ev
-	}
-	ev := o.compute(x, y, adjust)
-	o.cache[key] = cachedEvidence{adjust: adjust, ev: ev}
-	return ev
+	return adjust
 }
 
 // compute evaluates the pairwise likelihood ratio for x and y adjusted for
@@ -152,14 +194,24 @@ func (o *lingamOrienter) compute(x, y int, adjust []int) lingamEvidence {
 	full := pairwiseLikelihoodRatio(bx, by, b1, b2)
 	ev.forward = full > 0
 	ev.pFit = o.directionFit(bx, by, ev.forward)
+	if ev.pNonGauss >= o.gate || ev.pFit < o.alpha {
+		return ev // fails the cheap checks; the bootstrap cannot rescue it
+	}
+	// Stop resampling once too many resamples disagree for the edge to
+	// pass; agree is then an upper bound, still below the threshold.
+	maxDisagree := int(math.Floor(o.alpha * lingamBootstrap))
 
 	// Each edge gets its own stream so results do not depend on the order
 	// in which edges are evaluated.
 	p := uint64(o.z.RawMatrix().Rows)
 	rng := rand.New(rand.NewPCG(uint64(o.seed), uint64(x)*p+uint64(y)))
 	var sum, sumSq float64
-	agree := 0
+	agree, done := 0, 0
 	for range lingamBootstrap {
+		if done-agree > maxDisagree {
+			break
+		}
+		done++
 		for i := range n {
 			k := rng.IntN(n)
 			bx[i], by[i] = rx[k], ry[k]
@@ -175,8 +227,8 @@ func (o *lingamOrienter) compute(x, y int, adjust []int) lingamEvidence {
 		}
 	}
 	ev.agree = float64(agree) / lingamBootstrap
-	mean := sum / lingamBootstrap
-	if sd := math.Sqrt(max(sumSq/lingamBootstrap-mean*mean, 0)); sd > 0 {
+	mean := sum / float64(done)
+	if sd := math.Sqrt(max(sumSq/float64(done)-mean*mean, 0)); sd > 0 {
 		ev.score = math.Abs(mean) / sd
 	}
 	return ev
