@@ -36,3 +36,23 @@ func TestIndependentTargetFailsControls(t *testing.T) {
 		t.Fatalf("%d claims passed their controls on an independent target", passed)
 	}
 }
+
+// Independent variables: any edge the search reports by chance must fail
+// its controls on the held-out rows.
+func TestIndependentVariablesCausalFailsControls(t *testing.T) {
+	for seed := int64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		n := 200
+		f := frameOf(t, []string{"a", "b", "c", "d", "e"}, gaussian(rng, n), gaussian(rng, n), gaussian(rng, n), gaussian(rng, n), gaussian(rng, n))
+		res, err := Discover(context.Background(), f, Spec{Mode: ModeCausal, Seed: seed, Parameters: Parameters{Constraints: []string{"alpha:0.2"}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Claims {
+			t.Logf("seed %d: %s", seed, c.Summary)
+			if c.Evidence.NegativeControlsPassed || c.Score > 0.5 {
+				t.Errorf("seed %d: chance edge %s passed (score %v)", seed, c.Summary, c.Score)
+			}
+		}
+	}
+}

@@ -36,7 +36,7 @@ func (r *runner) causal(ctx context.Context) error {
 	r.graphArtifacts(g)
 
 	r.track.begin(StageNegativeControls)
-	var noiseAdjacent map[string]bool
+	var noiseAdjacent map[string]float64
 	if contains(r.plan.controls, ControlNoiseFeature) {
 		noiseAdjacent = r.noiseAdjacency(ctx, Xt)
 	}
@@ -62,8 +62,11 @@ func (r *runner) discoverGraph(ctx context.Context, X [][]float64, names []strin
 }
 
 // noiseAdjacency reruns discovery with a Gaussian noise variable added and
-// returns the variables the noise ended up adjacent to.
-func (r *runner) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]bool {
+// returns, for each variable the noise ended up adjacent to, the largest
+// absolute standardised effect of such an edge. An edge's noise_feature
+// control fails when the noise is at least as strongly linked to the effect
+// as the real cause is: the method then cannot tell the cause from noise.
+func (r *runner) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]float64 {
 	rng := r.rng("noise_feature_graph")
 	noise := make([]float64, len(Xt[0]))
 	for i := range noise {
@@ -71,21 +74,22 @@ func (r *runner) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]
 	}
 	names := append(append([]string(nil), r.data.features...), noiseNode)
 	g, err := r.discoverGraph(ctx, append(append([][]float64(nil), Xt...), noise), names, r.plan.spec.Seed)
-	out := map[string]bool{}
+	out := map[string]float64{}
 	if err != nil {
-		// The rerun could not tell; count the noise as adjacent to
+		// The rerun could not tell; count the noise as linked to
 		// everything so the control cannot pass on missing evidence.
 		for _, n := range r.data.features {
-			out[n] = true
+			out[n] = math.Inf(1)
 		}
 		return out
 	}
 	for _, e := range g.Edges {
+		s := math.Abs(e.EffectStrength)
 		if e.From == noiseNode {
-			out[e.To] = true
+			out[e.To] = math.Max(out[e.To], s)
 		}
 		if e.To == noiseNode {
-			out[e.From] = true
+			out[e.From] = math.Max(out[e.From], s)
 		}
 	}
 	return out
@@ -171,7 +175,7 @@ func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][
 }
 
 // causalControls runs the requested controls for one edge.
-func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]bool) map[string]controls.Result {
+func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]float64) map[string]controls.Result {
 	out := map[string]controls.Result{}
 	if len(x) < 5 {
 		return out
@@ -190,7 +194,7 @@ func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, no
 			out[name] = controls.PlaceboCause(byCause(x), len(x), byCause, rng)
 		case ControlNoiseFeature:
 			res := controls.NoiseFeature([][]float64{x}, func(X [][]float64) float64 { return byCause(X[0]) }, rng)
-			if noiseAdjacent[e.To] {
+			if noiseAdjacent[e.To] >= math.Abs(e.EffectStrength) {
 				res.Passed = false
 			}
 			out[name] = res
@@ -199,7 +203,7 @@ func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, no
 	return out
 }
 
-func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]bool, forms []map[string]bool, markers []string) Claim {
+func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string) Claim {
 	x, y, Z := r.edgeData(g, e)
 	results := r.causalControls(e, x, y, Z, noiseAdjacent)
 	passed := controls.AllPassed(results)

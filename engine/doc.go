@@ -78,6 +78,12 @@
 // negative_controls (name -> {passed, p_value}). placebo_cause is a causal
 // control and is not run for laws.
 //
+// Causal controls are computed on the held-out rows from the partial
+// correlation of cause and effect given the effect's other parents (lagged
+// edges: given the effect's previous value). noise_feature for an edge also
+// reruns discovery with a Gaussian noise column added and fails when the
+// noise is linked to the effect at least as strongly as the cause.
+//
 // Causal evidence: causal_confidence and effect_strength (standardised
 // linear effect) for contemporaneous edges; for lagged edges granger_score
 // (the Granger F statistic), intervention_effect_size (standardised lagged

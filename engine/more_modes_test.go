@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/discolab/disco/engine/data"
+)
+
+func TestDiscoverNeuroSymbolicCombinesParts(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	n := 300
+	a, b, c := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = a[i]*b[i] + math.Sin(2*c[i]) + 0.01*rng.NormFloat64()
+	}
+	f := frameOf(t, []string{"a", "b", "c", "y"}, a, b, c, y)
+	rec := &recorder{}
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeNeuroSymbolic, Targets: []string{"y"}, Seed: 2,
+		Parameters: Parameters{Epochs: 300, NeuralBackbone: "mlp-2x32"}}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, ModeNeuroSymbolic)
+	best := res.Claims[res.Summary.BestClaimIndex]
+	t.Logf("%s held-out %.4f controls %+v score %.3f", best.Expression, *best.Evidence.HeldOutRSquared, best.Evidence.NegativeControls, best.Score)
+	for _, v := range []string{"a", "b", "c"} {
+		if !strings.Contains(best.Expression, v) {
+			t.Fatalf("expression %q lacks %s", best.Expression, v)
+		}
+	}
+	if *best.Evidence.HeldOutRSquared < 0.95 || !best.Evidence.NegativeControlsPassed {
+		t.Fatalf("evidence %+v", best.Evidence)
+	}
+}
+
+func TestDiscoverConservationAlongTrajectories(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var traj, tm, x, v []float64
+	for k := 0; k < 5; k++ {
+		amp, phase := 0.5+rng.Float64(), rng.Float64()*math.Pi
+		for i := 0; i < 40; i++ {
+			s := float64(i) * 0.2
+			traj = append(traj, float64(k))
+			tm = append(tm, s)
+			x = append(x, amp*math.Cos(s+phase))
+			v = append(v, -amp*math.Sin(s+phase))
+		}
+	}
+	f := frameOf(t, []string{"traj", "t", "x", "v"}, traj, tm, x, v)
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeSymbolic, Targets: []string{"v"}, Seed: 1,
+		Parameters: Parameters{Constraints: []string{"trajectory:traj", "exclude:t"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *Claim
+	for i, c := range res.Claims {
+		if c.Type == ClaimConservation {
+			found = &res.Claims[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("no conservation claim among %d claims", len(res.Claims))
+	}
+	t.Logf("%s rv %.2g controls %+v score %.3f", found.Expression, *found.Evidence.RelativeVariation, found.Evidence.NegativeControls, found.Score)
+	if !strings.Contains(found.Expression, "x^2") || !strings.Contains(found.Expression, "v^2") {
+		t.Fatalf("expression %q, want x^2 + v^2", found.Expression)
+	}
+	if *found.Evidence.RelativeVariation > 0.01 || found.Evidence.Trajectories != 5 || !found.Evidence.NegativeControlsPassed {
+		t.Fatalf("evidence %+v", found.Evidence)
+	}
+}
+
+func TestDiscoverLaggedCausal(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	n := 400
+	tm, x, y := seqf(n), make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		if i > 0 {
+			y[i] = 0.8*x[i-1] + 0.3*rng.NormFloat64()
+		}
+	}
+	// Rows arrive shuffled; the time column restores the order.
+	perm := rng.Perm(n)
+	f := frameOf(t, []string{"t", "x", "y"}, tm, x, y).Slice(perm)
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeCausal, Seed: 1,
+		Parameters: Parameters{Constraints: []string{"time:t", "max_lag:2"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok bool
+	for _, c := range res.Claims {
+		t.Logf("%s controls %+v", c.Summary, c.Evidence.NegativeControls)
+		if c.Cause == "x" && c.Effect == "y" && c.TemporalScope == "lag:1" {
+			ok = c.Evidence.GrangerScore != nil && *c.Evidence.GrangerScore > 10 &&
+				c.Evidence.NegativeControls[ControlTimeShift].Passed && c.Evidence.NegativeControlsPassed
+		}
+	}
+	if !ok {
+		t.Fatal("x -> y at lag 1 with passing controls not found")
+	}
+}
+
+func TestTimeLimitReturnsBestSoFar(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	n := 300
+	a, b := uniform(rng, n, -2, 2), uniform(rng, n, -2, 2)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = a[i]*a[i]*b[i] + math.Exp(b[i]/2)
+	}
+	f := frameOf(t, []string{"a", "b", "y"}, a, b, y)
+	start := time.Now()
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeSymbolic, Seed: 1, TimeLimit: 2 * time.Second,
+		Parameters: Parameters{MaxComplexity: 40}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > 6*time.Second {
+		t.Fatalf("time limit 2s, took %v", elapsed)
+	}
+	if len(res.Claims) == 0 {
+		t.Fatal("no claim returned at the time limit")
+	}
+}
+
+func TestDiscoverRefusesBadSpecBeforeRunning(t *testing.T) {
+	rec := &recorder{}
+	_, err := Discover(context.Background(), &data.Frame{}, Spec{Mode: "x"}, rec)
+	if err == nil || len(rec.events) != 2 || rec.events[1].status != StatusFailed {
+		t.Fatalf("err %v events %+v", err, rec.events)
+	}
+}
