@@ -23,7 +23,7 @@ const (
 type Webhook struct {
 	ID        string
 	TenantID  string
-	ProjectID string   // "" receives events of every project of the tenant
+	ProjectID string // "" receives events of every project of the tenant
 	URL       string
 	Events    []string // event types; "*" matches every type
 	Secret    string
