@@ -77,8 +77,8 @@ func TestDiscoverLiNGAMPair(t *testing.T) {
 			}
 			wantDirected(t, g, tc.from, tc.to, OrientedByLiNGAM)
 			e, _ := findEdge(g, tc.from, tc.to)
-			if e.Confidence <= 0 || e.Confidence >= 1 {
-				t.Errorf("LiNGAM confidence %.3f, want in (0, 1)", e.Confidence)
+			if e.Confidence < 0.5 || e.Confidence > lingamDiscount {
+				t.Errorf("LiNGAM confidence %.3f, want in [0.5, %v]", e.Confidence, lingamDiscount)
 			}
 		})
 	}

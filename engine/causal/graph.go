@@ -19,13 +19,18 @@ type Edge struct {
 	// OrientedBy says what oriented the edge: "pc", "meek", "lingam", "lag",
 	// or "" for an undirected edge.
 	OrientedBy string
-	// Confidence in 0..1 is the adjacency confidence (1 - the largest
+	// Confidence in 0..1 is the adjacency confidence A = 1 - (the largest
 	// p-value seen over the conditioning sets tested for this pair)
-	// multiplied by the orientation confidence: 1 for undirected edges, the
-	// smallest adjacency confidence of the edges that imply a "pc" or
-	// "meek" orientation, and for "lingam" the bootstrap agreement of the
-	// direction (rescaled from 0.5..1 to 0..1) times the evidence that the
-	// residuals are non-Gaussian. Lagged edges use 1 - PValue.
+	// multiplied by an orientation confidence O:
+	//   - undirected: O = 1;
+	//   - "pc" (collider a → k ← b): O = A of the other arm b — k;
+	//   - "meek": O = the smallest full confidence (A·O) among the directed
+	//     edges that imply the orientation, best witness taken;
+	//   - "lingam": O = 0.8 × (2·agree − 1) × (1 − p_JB), where agree is the
+	//     share of bootstrap resamples agreeing on the direction and p_JB the
+	//     Jarque–Bera p-value of the adjusted pair; a LiNGAM orientation is
+	//     thus never reported as more than 0.8 of its adjacency confidence.
+	// Lagged edges use 1 - PValue.
 	Confidence float64
 	// EffectStrength is the standardised linear effect of From on To: the
 	// coefficient of From when To is regressed on its parents (and, for an

@@ -11,6 +11,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// lingamDiscount scales every LiNGAM orientation confidence. Unlike
+// collider and Meek orientations, which follow from the independence tests
+// alone, a LiNGAM direction also rests on assumptions the data can only
+// partly check (linear effects, non-Gaussian noise, no hidden common
+// cause), so it is never reported as surely as a test-implied one. The
+// value is a policy choice, not an estimate.
+const lingamDiscount = 0.8
+
 // lingamBootstrap is the number of bootstrap resamples used to judge how
 // stable the direction of an edge is.
 const lingamBootstrap = 100
@@ -113,7 +121,7 @@ func (o *lingamOrienter) orient(ctx context.Context, g *pdag) (byLiNGAM, byMeek 
 			refused[best] = true
 			continue
 		}
-		g.orient(from, to, OrientedByLiNGAM, (2*bestEv.agree-1)*(1-bestEv.pNonGauss))
+		g.orient(from, to, OrientedByLiNGAM, lingamDiscount*(2*bestEv.agree-1)*(1-bestEv.pNonGauss))
 		byLiNGAM++
 		byMeek += applyMeek(g, o.adjConf)
 	}
