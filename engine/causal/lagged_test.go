@@ -111,3 +111,35 @@ func TestNestedFMatchesFDistribution(t *testing.T) {
 		t.Errorf("strong effect p = %v, want tiny but positive", p)
 	}
 }
+
+func TestDiscoverLaggedFindsLagTwo(t *testing.T) {
+	// y_t = 0.7·x_{t-2} + e: the link must be reported at lag 2 only.
+	rng := rand.New(rand.NewPCG(7, 7))
+	T := 1000
+	x, y := make([]float64, T), make([]float64, T)
+	for t := range T {
+		x[t], y[t] = rng.NormFloat64(), rng.NormFloat64()
+		if t >= 2 {
+			y[t] += 0.7 * x[t-2]
+		}
+	}
+	g, err := DiscoverLagged(context.Background(), [][]float64{x, y}, []string{"x", "y"}, Options{Alpha: 0.01, MaxLag: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Self-links of the white-noise series are false positives at rate
+	// alpha each and say nothing about the cross link, so only the links
+	// between x and y are checked.
+	var lags []int
+	for _, e := range g.Edges {
+		switch {
+		case e.From == "x" && e.To == "y":
+			lags = append(lags, e.Lag)
+		case e.From != e.To:
+			t.Errorf("unexpected edge %+v", e)
+		}
+	}
+	if len(lags) != 1 || lags[0] != 2 {
+		t.Fatalf("x → y found at lags %v, want [2]; edges %+v", lags, g.Edges)
+	}
+}
