@@ -10,10 +10,10 @@ import (
 
 func TestDebugFeynman(t *testing.T) {
 	cases := []struct {
-		name  string
-		d     int
+		name   string
+		d      int
 		lo, hi float64
-		f     func(x []float64) float64
+		f      func(x []float64) float64
 	}{
 		{"ma", 2, 1, 5, func(x []float64) float64 { return x[0] * x[1] }},
 		{"lin", 1, -3, 3, func(x []float64) float64 { return 2.5*x[0] + 1 }},
