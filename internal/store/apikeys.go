@@ -188,9 +188,18 @@ func (s *Store) RollAPIKey(ctx context.Context, tenantID, id, createdBy string, 
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.Rebind(`UPDATE api_keys SET replaced_by = ?, grace_until = ? WHERE id = ?`),
+		// The conditions repeat the check above so that two concurrent rolls cannot
+		// both win, even where the row lock is unavailable.
+		res, err := tx.ExecContext(ctx, s.Rebind(`UPDATE api_keys SET replaced_by = ?, grace_until = ?
+			WHERE id = ? AND replaced_by IS NULL AND revoked_at IS NULL`),
 			k.ID, millis(k.CreatedAt.Add(grace)), old.ID)
-		return err
+		if err != nil {
+			return fmt.Errorf("store: roll api key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("%w: api key %s was rolled or revoked concurrently", ErrConflict, id)
+		}
+		return nil
 	})
 	if err != nil {
 		return APIKey{}, "", err

@@ -97,6 +97,10 @@ func openSQLite(dsn string) (*Store, error) {
 		"_pragma=journal_mode(WAL)",
 		"_pragma=foreign_keys(1)",
 		"_pragma=synchronous(NORMAL)",
+		// Transactions that read before they write would fail at once with
+		// SQLITE_BUSY_SNAPSHOT if another process wrote in between; taking the write
+		// lock at BEGIN makes them wait (busy_timeout) instead.
+		"_txlock=immediate",
 	}
 	if query != "" {
 		params = append(params, query)
