@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/discolab/disco/apiserver"
+	"github.com/discolab/disco/internal/index"
+)
+
+type apiserverOptions struct {
+	listen        string
+	baseURL       string
+	dsn           string
+	blobURL       string
+	ledgerKeyPath string
+	redisURL      string
+	tlsCert       string
+	tlsKey        string
+	verbose       bool
+}
+
+func newAPIServerCommand() *cobra.Command {
+	o := apiserverOptions{}
+	cmd := &cobra.Command{
+		Use:   "apiserver",
+		Short: "Run the REST facade in a cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runAPIServer(ctx, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", ":8443", "address to serve on")
+	f.StringVar(&o.baseURL, "base-url", os.Getenv("DISCO_BASE_URL"), "public base URL including /v1")
+	f.StringVar(&o.dsn, "store-dsn", os.Getenv("DISCO_STORE_DSN"), "SQL store: postgres://... or a SQLite path")
+	f.StringVar(&o.blobURL, "blob-url", os.Getenv("DISCO_BLOB_URL"), "blob store (file:///dir or s3://bucket?...)")
+	f.StringVar(&o.ledgerKeyPath, "ledger-key", "/var/run/disco/ledger.key", "ed25519 key file that signs ledger checkpoints")
+	f.StringVar(&o.redisURL, "redis-url", os.Getenv("DISCO_REDIS_URL"), "share rate limits between replicas through Redis")
+	f.StringVar(&o.tlsCert, "tls-cert-file", "", "serve TLS with this certificate (needed behind an APIService)")
+	f.StringVar(&o.tlsKey, "tls-private-key-file", "", "key of --tls-cert-file")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
+	return cmd
+}
+
+func runAPIServer(ctx context.Context, o apiserverOptions) error {
+	setupLogging(os.Stderr, o.verbose)
+	if o.dsn == "" || o.blobURL == "" {
+		return errors.New("--store-dsn and --blob-url are required (or DISCO_STORE_DSN and DISCO_BLOB_URL)")
+	}
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("find the cluster: %w", err)
+	}
+	// The manager gives the facade a cache and a client; it runs no controllers.
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	if err != nil {
+		return err
+	}
+	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	b, err := openBackends(ctx, o.dsn, o.blobURL, o.ledgerKeyPath)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	var synced atomic.Bool
+	srv, err := apiserver.New(apiserver.Options{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
+		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL,
+		Ready: func(*http.Request) error {
+			if !synced.Load() {
+				return errors.New("caches are not synced yet")
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		if mgr.GetCache().WaitForCacheSync(ctx) {
+			synced.Store(true)
+		}
+	}()
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Start(ctx) }()
+
+	httpSrv := &http.Server{Addr: o.listen, Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	serveDone := make(chan error, 1)
+	go func() {
+		if o.tlsCert != "" {
+			serveDone <- httpSrv.ListenAndServeTLS(o.tlsCert, o.tlsKey)
+		} else {
+			serveDone <- httpSrv.ListenAndServe()
+		}
+	}()
+	select {
+	case <-ctx.Done():
+	case err := <-serveDone:
+		return err
+	case err := <-mgrDone:
+		return fmt.Errorf("cache stopped: %w", err)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return httpSrv.Shutdown(shutdownCtx)
+}

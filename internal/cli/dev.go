@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver"
+	"github.com/discolab/disco/controllers"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/index"
+)
+
+// LabelDefaultTenant marks the tenant `disco dev` creates for its user.
+const LabelDefaultTenant = "discovery.disco.dev/default"
+
+type devOptions struct {
+	dataDir   string
+	listen    string
+	assetsDir string
+	verbose   bool
+}
+
+func newDevCommand() *cobra.Command {
+	o := devOptions{}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run the local stack: embedded control plane, controllers, REST facade, SQLite and local blobs",
+		Long: `dev starts etcd and kube-apiserver from local binaries (built by 'make envtest'), installs
+the CRDs, creates a default tenant, runs the controllers and the REST facade in this process,
+and prints the base URL and an admin API key. Everything is kept under --data-dir, so a
+restart with the same directory keeps all objects. Ctrl-C stops it cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDev(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&o.dataDir, "data-dir", ".disco", "directory for etcd, SQLite, blobs, keys and credentials")
+	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the REST facade")
+	cmd.Flags().StringVar(&o.assetsDir, "assets-dir", "", "directory with kube-apiserver and etcd (default: $KUBEBUILDER_ASSETS, ./bin/k8s, or the build cache)")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log controller activity")
+	return cmd
+}
+
+// credentials is written to <data-dir>/credentials.json for scripts and tests.
+type credentials struct {
+	BaseURL    string `json:"base_url"`
+	APIKey     string `json:"api_key"`
+	TenantID   string `json:"tenant_id"`
+	Kubeconfig string `json:"kubeconfig"`
+}
+
+func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
+	dir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	lock, err := lockDataDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+
+	// Bind the port before starting anything heavy, so a busy port fails in a second.
+	listener, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another disco dev running? pass --listen)", o.listen, err)
+	}
+	defer listener.Close()
+	setupLogging(errOut, o.verbose)
+
+	assets, err := findAssets(o.assetsDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "disco dev: starting etcd and kube-apiserver from %s (data in %s)\n", assets, dir)
+	cp, err := startControlPlane(dir, assets)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(errOut, "disco dev: stopping the control plane")
+		if err := cp.stop(); err != nil {
+			fmt.Fprintf(errOut, "disco dev: stop control plane: %v\n", err)
+		}
+	}()
+
+	b, err := openBackends(ctx, "sqlite://"+filepath.Join(dir, "disco.db"), "file://"+filepath.Join(dir, "blobs"), filepath.Join(dir, "ledger.key"))
+	if err != nil {
+		return err
+	}
+	defer b.close()
+
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cp.config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return err
+	}
+	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	if err := controllers.Setup(ctx, mgr, controllers.Options{
+		Profiler:    &controllers.BlobProfiler{Blob: b.blob, ScratchDir: filepath.Join(dir, "tmp")},
+		SkipIndexes: true,
+	}); err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Join(dir, "tmp"), 0o700)
+
+	direct, err := client.New(cp.config, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	tenantID, err := ensureDefaultTenant(ctx, direct)
+	if err != nil {
+		return err
+	}
+
+	var synced atomic.Bool
+	disco, err := discovery.NewDiscoveryClientForConfig(cp.config)
+	if err != nil {
+		return err
+	}
+	baseURL := "http://" + listener.Addr().String() + "/v1"
+	opts := apiserver.Options{
+		Client:                mgr.GetClient(),
+		APIReader:             mgr.GetAPIReader(),
+		Store:                 b.store,
+		Ledger:                b.ledger,
+		Blob:                  b.blob,
+		Logger:                ctrl.Log.WithName("apiserver"),
+		BaseURL:               baseURL,
+		AllowLoopbackWebhooks: true,
+		Ready: func(r *http.Request) error {
+			if !synced.Load() {
+				return errors.New("caches are not synced yet")
+			}
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if err := disco.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
+				return fmt.Errorf("control plane is not ready: %w", err)
+			}
+			return nil
+		},
+	}
+	srv, err := apiserver.New(opts)
+	if err != nil {
+		return err
+	}
+
+	mgrCtx, stopMgr := context.WithCancel(ctx)
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Start(mgrCtx) }()
+	defer func() { stopMgr(); <-mgrDone }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("caches did not sync")
+	}
+	if err := waitTenantNamespace(ctx, direct, tenantID); err != nil {
+		return err
+	}
+	synced.Store(true)
+
+	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID)
+	if err != nil {
+		return fmt.Errorf("create the admin API key: %w", err)
+	}
+	creds := credentials{BaseURL: baseURL, APIKey: apiKey, TenantID: tenantID, Kubeconfig: cp.kubeconfig}
+	if err := writeJSONFile(filepath.Join(dir, "credentials.json"), creds); err != nil {
+		return err
+	}
+
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- httpSrv.Serve(listener) }()
+
+	fmt.Fprintf(out, `
+disco is running.
+
+  base URL     %s
+  API key      %s
+  tenant       %s
+  kubeconfig   %s   (kubectl --kubeconfig %s get disco)
+  credentials  %s
+
+Try:  curl -H "Authorization: Bearer $DISCO_API_KEY" %s/projects
+Stop: Ctrl-C
+`, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, filepath.Join(dir, "credentials.json"), baseURL)
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveDone:
+		return fmt.Errorf("REST facade stopped: %w", err)
+	case err := <-mgrDone:
+		mgrDone <- err
+		return fmt.Errorf("controller manager stopped: %w", err)
+	}
+	fmt.Fprintln(errOut, "\ndisco dev: shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return httpSrv.Shutdown(shutdownCtx)
+}
+
+// ensureDefaultTenant returns the id of the tenant labelled as the dev default, creating it
+// on the first start.
+func ensureDefaultTenant(ctx context.Context, c client.Client) (string, error) {
+	list := &discov1.TenantList{}
+	if err := c.List(ctx, list, client.MatchingLabels{LabelDefaultTenant: "true"}); err != nil {
+		return "", fmt.Errorf("list tenants: %w", err)
+	}
+	if len(list.Items) > 0 {
+		return ids.FromName(list.Items[0].Name), nil
+	}
+	id := ids.New(ids.Tenant)
+	t := &discov1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Labels: map[string]string{LabelDefaultTenant: "true"}},
+		Spec:       discov1.TenantSpec{DisplayName: "default", Tier: discov1.TenantTierEnterprise},
+	}
+	if err := c.Create(ctx, t); err != nil {
+		return "", fmt.Errorf("create the default tenant: %w", err)
+	}
+	return id, nil
+}
+
+func waitTenantNamespace(ctx context.Context, c client.Client, tenantID string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		t := &discov1.Tenant{}
+		if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(tenantID)}, t); err == nil && t.Status.Namespace != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the default tenant's namespace was not created: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func writeJSONFile(path string, v any) error {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(body, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

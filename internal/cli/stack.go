@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/store"
+)
+
+// newScheme knows the built-in kinds and disco's.
+func newScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := discov1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// backends are the stores every role shares: SQL, blobs and the ledger.
+type backends struct {
+	store  *store.Store
+	blob   *blob.Bucket
+	ledger *ledger.Ledger
+}
+
+func openBackends(ctx context.Context, dsn, blobURL, ledgerKeyPath string) (*backends, error) {
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open the SQL store: %w", err)
+	}
+	b, err := blob.Open(ctx, blobURL)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open the blob store %s: %w", blobURL, err)
+	}
+	key, err := ledger.LoadOrCreateKey(ledgerKeyPath)
+	if err != nil {
+		st.Close()
+		b.Close()
+		return nil, fmt.Errorf("load the ledger signing key: %w", err)
+	}
+	led, err := ledger.New(st, key.Signer)
+	if err != nil {
+		st.Close()
+		b.Close()
+		return nil, err
+	}
+	return &backends{store: st, blob: b, ledger: led}, nil
+}
+
+func (b *backends) close() {
+	b.blob.Close()
+	b.store.Close()
+}
