@@ -1,0 +1,205 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/discolab/disco/apiserver/apierror"
+)
+
+type apiError = apierror.Error
+
+// reqEnv is what the outer middleware knows about a request, for code that only sees a
+// context (huma's error hooks are package-level functions).
+type reqEnv struct {
+	server    *Server
+	requestID string
+}
+
+type envKey struct{}
+
+func withEnv(ctx context.Context, e *reqEnv) context.Context {
+	return context.WithValue(ctx, envKey{}, e)
+}
+
+func envFrom(ctx context.Context) *reqEnv {
+	e, _ := ctx.Value(envKey{}).(*reqEnv)
+	return e
+}
+
+// requestID returns the request's id, "" outside a request.
+func requestID(ctx context.Context) string {
+	if e := envFrom(ctx); e != nil {
+		return e.requestID
+	}
+	return ""
+}
+
+var hooksOnce sync.Once
+
+// installErrorHooks makes huma build our envelope for every error it raises itself
+// (validation, body parsing, size limits, content types, handler errors). The hooks are
+// process-wide variables of huma, so they are set once; they find the request's server
+// through the context.
+func installErrorHooks() {
+	hooksOnce.Do(func() {
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return fromHuma(nil, status, msg, errs)
+		}
+		huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+			return fromHuma(ctx, status, msg, errs)
+		}
+	})
+}
+
+// fromHuma converts one of huma's errors to ours.
+func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.StatusError {
+	for _, e := range errs {
+		var ae *apiError
+		if errors.As(e, &ae) {
+			return ae
+		}
+	}
+	var fields []apierror.Field
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		var d huma.ErrorDetailer
+		if errors.As(e, &d) {
+			det := d.ErrorDetail()
+			fields = append(fields, apierror.Field{Field: det.Location, Message: det.Message})
+		} else {
+			fields = append(fields, apierror.Field{Message: e.Error()})
+		}
+	}
+	switch status {
+	case 0: // schema generation: huma builds an example error to describe it
+		return apierror.New(500, apierror.CodeInternal, "")
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		if status == http.StatusBadRequest && isParseFailure(fields) {
+			e := apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the request body is not valid JSON")
+			if len(fields) > 0 {
+				e.With("reason", fields[0].Message)
+			}
+			return e
+		}
+		// The contract answers every validation failure with 400; huma's 422 means the
+		// same thing.
+		e := apierror.New(http.StatusBadRequest, apierror.CodeValidation, "%s", validationMessage(msg, fields))
+		if fields == nil {
+			fields = []apierror.Field{}
+		}
+		return e.With("fields", fields)
+	case http.StatusRequestEntityTooLarge:
+		return apierror.New(status, apierror.CodePayloadTooLarge, "the request body is too large").With("limit_bytes", maxJSONBody)
+	case http.StatusUnsupportedMediaType:
+		return apierror.New(status, apierror.CodeUnsupportedMedia, "unsupported Content-Type; send application/json")
+	case http.StatusInternalServerError:
+		var cause error = errors.New(msg)
+		if len(errs) > 0 && errs[0] != nil {
+			cause = errs[0]
+		}
+		return internalError(cause) // logged by completeErrors with the request id
+	}
+	return apierror.New(status, codeForStatus(status), "%s", msg)
+}
+
+// isParseFailure tells a body that did not parse from one that parsed but failed the
+// schema: huma reports both as errors located at "body", but only parse failures carry
+// the decoder's wording.
+func isParseFailure(fields []apierror.Field) bool {
+	for _, f := range fields {
+		if f.Field == "body" && (strings.Contains(f.Message, "invalid character") ||
+			strings.Contains(f.Message, "unexpected end of JSON") ||
+			strings.Contains(f.Message, "exceeded max depth") ||
+			strings.Contains(f.Message, "cannot unmarshal")) {
+			return true
+		}
+	}
+	return false
+}
+
+func validationMessage(msg string, fields []apierror.Field) string {
+	if len(fields) == 1 && fields[0].Field != "" {
+		return fields[0].Field + ": " + fields[0].Message
+	}
+	if len(fields) > 1 {
+		return "the request has invalid fields; see details.fields"
+	}
+	if msg != "" {
+		return msg
+	}
+	return "the request is invalid"
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case 400:
+		return apierror.CodeValidation
+	case 401:
+		return apierror.CodeUnauthenticated
+	case 403:
+		return apierror.CodeForbidden
+	case 404:
+		return apierror.CodeNotFound
+	case 405:
+		return apierror.CodeMethodNotAllowed
+	case 409:
+		return apierror.CodeConflict
+	case 413:
+		return apierror.CodePayloadTooLarge
+	case 415:
+		return apierror.CodeUnsupportedMedia
+	case 429:
+		return apierror.CodeRateLimited
+	case 501:
+		return apierror.CodeNotImplemented
+	case 503:
+		return apierror.CodeUnavailable
+	}
+	if status >= 500 {
+		return apierror.CodeInternal
+	}
+	return apierror.CodeValidation
+}
+
+// internalError hides cause from the client; it is logged with the request id.
+func internalError(cause error) *apiError {
+	return apierror.Internal(cause)
+}
+
+func logInternal(ctx context.Context, e *apiError) {
+	env := envFrom(ctx)
+	if env == nil {
+		return
+	}
+	env.server.log.Error(e.Unwrap(), "internal error", "request_id", env.requestID)
+}
+
+// completeErrors is a huma transformer: it fills request_id and documentation_url of
+// every error body, and logs internal errors with the request id.
+func (s *Server) completeErrors(ctx huma.Context, status string, v any) (any, error) {
+	ae, ok := v.(*apiError)
+	if !ok {
+		return v, nil
+	}
+	if ae.GetStatus() >= 500 && ae.Unwrap() != nil {
+		logInternal(ctx.Context(), ae)
+	}
+	apierror.Complete(ae, requestID(ctx.Context()), s.docsBase)
+	return ae, nil
+}
+
+// fail writes e as the envelope outside huma.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
+	if e.GetStatus() >= 500 && e.Unwrap() != nil {
+		logInternal(r.Context(), e)
+	}
+	apierror.Write(w, e, requestID(r.Context()), s.docsBase)
+}

@@ -1,0 +1,183 @@
+package apiserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/internal/store"
+)
+
+// maxReplayBody bounds the response we keep for replay; every POST of the API answers
+// with a small JSON object, far below it.
+const maxReplayBody = 1 << 20
+
+// replayHeaders are the response headers stored with a response and sent again on replay.
+var replayHeaders = []string{"Content-Type", "Location", "Deprecation", "Sunset", "Link"}
+
+// idempotency implements the Idempotency-Key header on POST: the first response to a key
+// is stored with the SHA-256 of the request body; a repeat with the same body gets that
+// response again (Idempotent-Replayed: true), with a different body 409
+// idempotency_key_reused. Keys are per tenant. While the first request is still running
+// a repeat gets 409 idempotency_key_in_flight rather than a second execution.
+func (s *Server) idempotency(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		c := callerFrom(r.Context())
+		if r.Method != http.MethodPost || key == "" || c.tenant == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(key) > 255 || strings.ContainsFunc(key, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
+			s.fail(w, r, apierror.Invalid("header.Idempotency-Key", "must be 1 to 255 visible ASCII characters"))
+			return
+		}
+		tenantID := c.tenant.ID
+		lockKey := tenantID + "\x00" + key
+		if !s.idem.tryLock(lockKey) {
+			s.fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyInFlight,
+				"a request with this Idempotency-Key is still being processed"))
+			return
+		}
+		defer s.idem.unlock(lockKey)
+
+		rec, err := s.opts.Store.GetIdempotent(r.Context(), tenantID, key)
+		switch {
+		case err == nil:
+			sum, err := bodyDigest(r.Body)
+			if err != nil {
+				s.fail(w, r, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "could not read the request body"))
+				return
+			}
+			if sum != rec.BodySHA256 || rec.Method != r.Method || rec.Path != r.URL.Path {
+				s.fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyReused,
+					"this Idempotency-Key was already used with a different request").With("idempotency_key", key))
+				return
+			}
+			h := w.Header()
+			for k, v := range rec.Header {
+				h[k] = v
+			}
+			h.Set("Idempotent-Replayed", "true")
+			w.WriteHeader(rec.Status)
+			_, _ = w.Write(rec.Body)
+			return
+		case !errors.Is(err, store.ErrNotFound):
+			s.fail(w, r, internalError(err))
+			return
+		}
+
+		hr := &hashingReader{r: r.Body, h: sha256.New()}
+		r.Body = hr
+		rw := &recordingWriter{ResponseWriter: w}
+		next.ServeHTTP(rw, r)
+
+		// Only complete answers are stored: a 5xx or 429 may succeed when retried, and a
+		// body the handler did not read to the end has no trustworthy digest.
+		if rw.status >= 500 || rw.status == http.StatusTooManyRequests || rw.status == 0 || rw.overflow {
+			return
+		}
+		if n, _ := io.Copy(io.Discard, io.LimitReader(hr, maxJSONBody)); n == maxJSONBody || !hr.eof {
+			return
+		}
+		header := http.Header{}
+		for _, k := range replayHeaders {
+			if v := rw.Header().Get(k); v != "" {
+				header.Set(k, v)
+			}
+		}
+		err = s.opts.Store.PutIdempotent(r.Context(), store.IdempotencyRecord{
+			TenantID: tenantID, Key: key, Method: r.Method, Path: r.URL.Path,
+			BodySHA256: hex.EncodeToString(hr.h.Sum(nil)),
+			Status:     rw.status, Header: header, Body: rw.body.Bytes(),
+		})
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			s.log.Error(err, "storing idempotency record", "request_id", requestID(r.Context()))
+		}
+	})
+}
+
+func bodyDigest(body io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, body); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+type hashingReader struct {
+	r   io.ReadCloser
+	h   hash.Hash
+	eof bool
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	if err == io.EOF {
+		h.eof = true
+	}
+	return n, err
+}
+
+func (h *hashingReader) Close() error { return h.r.Close() }
+
+// recordingWriter passes the response through and keeps a copy for replay.
+type recordingWriter struct {
+	http.ResponseWriter
+	status   int
+	body     bytes.Buffer
+	overflow bool
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if w.body.Len()+len(b) > maxReplayBody {
+		w.overflow = true
+	} else {
+		w.body.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// keyLocks is a set of in-flight idempotency keys.
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[string]struct{}
+}
+
+func newKeyLocks() *keyLocks { return &keyLocks{m: map[string]struct{}{}} }
+
+func (l *keyLocks) tryLock(k string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, busy := l.m[k]; busy {
+		return false
+	}
+	l.m[k] = struct{}{}
+	return true
+}
+
+func (l *keyLocks) unlock(k string) {
+	l.mu.Lock()
+	delete(l.m, k)
+	l.mu.Unlock()
+}

@@ -1,0 +1,41 @@
+package apiserver
+
+import (
+	"context"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// get reads obj from the cache; an object the cache has not seen yet (just created
+// through another replica, or the informer lags) is read from the API server.
+func (s *Server) get(ctx context.Context, key client.ObjectKey, obj client.Object) error {
+	err := s.opts.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		return s.opts.APIReader.Get(ctx, key, obj)
+	}
+	return err
+}
+
+// awaitCache waits (briefly) until the cache reflects a write: the object exists with a
+// resource version other than before (before is "" after a create, and "gone" waits for
+// deletion). Lists come from the cache, so without this a client that creates and then
+// lists would not find what it just made.
+func (s *Server) awaitCache(ctx context.Context, obj client.Object, before string) {
+	key := client.ObjectKeyFromObject(obj)
+	fresh := obj.DeepCopyObject().(client.Object)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		err := s.opts.Client.Get(ctx, key, fresh)
+		if apierrors.IsNotFound(err) {
+			return before == "gone", nil
+		}
+		if err != nil {
+			return false, nil
+		}
+		return before != "gone" && fresh.GetResourceVersion() != before, nil
+	})
+}

@@ -1,0 +1,7 @@
+package apiserver
+
+// registerRoutes adds every operation. Each resource registers its own in its file.
+func (s *Server) registerRoutes() {
+	s.registerDocs()
+	s.registerProjects()
+}

@@ -1,0 +1,188 @@
+// Package apiserver is disco's REST facade: the /v1 contract of
+// shared/spec/discovery-api.md over the custom resources, with API keys and OAuth
+// sessions, scopes, tenants, rate limits, pagination, idempotency, the error envelope and
+// the OpenAPI 3.1 document. It holds no state of its own beyond caches: resources are read
+// through the controller-runtime cache and written through the client; credentials,
+// idempotency records and webhooks live in the SQL store.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/ratelimit"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/store"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Client reads from the manager's cache (with the internal/index field indexes
+	// registered) and writes to the API server.
+	Client client.Client
+	// APIReader reads the API server directly, for read-after-write.
+	APIReader client.Reader
+	Store     *store.Store
+	// Ledger may be nil: the ledger routes then answer 501.
+	Ledger *ledger.Ledger
+	// Blob holds dataset files, profiles, results and artifacts.
+	Blob   *blob.Bucket
+	Logger logr.Logger
+	// BaseURL is the public address including /v1, e.g. http://127.0.0.1:8080/v1.
+	BaseURL string
+	// MaxUploadBytes bounds a dataset upload; default 512 MiB.
+	MaxUploadBytes int64
+	// RedisURL shares rate limits between replicas; "" keeps them in memory.
+	RedisURL string
+	// AllowLoopbackWebhooks lets webhooks target loopback addresses (disco dev).
+	AllowLoopbackWebhooks bool
+	// Ready reports readiness; nil means always ready.
+	Ready func(*http.Request) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultMaxUploadBytes is the dataset upload limit when Options leaves it zero.
+const DefaultMaxUploadBytes = 512 << 20
+
+// maxJSONBody bounds every JSON request body; the largest legitimate one (a run
+// submission with 64 constraints) is a few tens of kilobytes.
+const maxJSONBody = 1 << 20
+
+// Server is the facade.
+type Server struct {
+	opts     Options
+	log      logr.Logger
+	now      func() time.Time
+	docsBase string
+
+	mux     *http.ServeMux
+	api     huma.API
+	handler http.Handler
+
+	cursors *pagination.Codec
+	limiter ratelimit.Limiter
+	limits  limitTable
+	idem    *keyLocks
+	keys    *keyCache
+}
+
+// New builds the facade.
+func New(opts Options) (*Server, error) {
+	if opts.Client == nil || opts.Store == nil {
+		return nil, errors.New("apiserver: Options.Client and Options.Store are required")
+	}
+	if opts.APIReader == nil {
+		opts.APIReader = opts.Client
+	}
+	if opts.MaxUploadBytes <= 0 {
+		opts.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "/v1"
+	}
+	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
+	s := &Server{
+		opts:     opts,
+		log:      opts.Logger.WithName("apiserver"),
+		now:      opts.Now,
+		docsBase: opts.BaseURL,
+		mux:      http.NewServeMux(),
+		idem:     newKeyLocks(),
+		limits:   defaultLimits(),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.keys = newKeyCache()
+
+	ctx := context.Background()
+	key, err := cursorKey(ctx, opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.cursors = pagination.NewCodec(key)
+
+	if opts.RedisURL != "" {
+		rl, err := ratelimit.NewRedis(opts.RedisURL)
+		if err != nil {
+			return nil, err
+		}
+		s.limiter = rl
+	} else {
+		s.limiter = ratelimit.NewMemory(s.now)
+	}
+
+	s.api = s.newAPI()
+	s.registerRoutes()
+	s.finishOpenAPI()
+	s.handler = s.middleware()
+	return s, nil
+}
+
+// Handler serves /healthz, /readyz, /v1/... and /apis/api.disco.dev/v1/....
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// newAPI configures huma: OpenAPI 3.1 at /v1/openapi.json, our error type, no $schema
+// links in bodies, unknown request fields ignored, fields optional unless tagged required.
+func (s *Server) newAPI() huma.API {
+	installErrorHooks()
+	cfg := huma.DefaultConfig("disco discovery API", "v1")
+	cfg.CreateHooks = nil // drop the $schema link transformer: bodies carry only contract fields
+	cfg.DocsPath = ""
+	cfg.SchemasPath = ""
+	cfg.OpenAPIPath = "/openapi"
+	cfg.AllowAdditionalPropertiesByDefault = true
+	cfg.FieldsOptionalByDefault = true
+	cfg.Servers = []*huma.Server{{URL: s.opts.BaseURL}}
+	cfg.Info.Description = "The disco scientific discovery service. Every operation needs a Bearer credential " +
+		"(API key disco_key_... or session token disco_session_...) carrying the scope named in its security requirement."
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {
+			Type:         "http",
+			Scheme:       "bearer",
+			Description:  "An API key (disco_key_...) or an OAuth session token (disco_session_...).",
+			BearerFormat: "opaque",
+		},
+		"oauth2": {
+			Type: "oauth2",
+			Flows: &huma.OAuthFlows{AuthorizationCode: &huma.OAuthFlow{
+				AuthorizationURL: s.opts.BaseURL + "/auth/authorize",
+				TokenURL:         s.opts.BaseURL + "/auth/token",
+				RefreshURL:       s.opts.BaseURL + "/auth/token",
+				Scopes:           scopeDescriptions(),
+			}},
+		},
+	}
+	cfg.Transformers = []huma.Transformer{s.completeErrors}
+	api := humago.NewWithPrefix(s.mux, "/v1", cfg)
+	api.UseMiddleware(s.authorize, s.deprecation)
+	return api
+}
+
+// writeErr writes e through huma, so content negotiation and transformers apply.
+func (s *Server) writeErr(ctx huma.Context, e error) {
+	var ae *apiError
+	if !errors.As(e, &ae) {
+		ae = internalError(e)
+	}
+	for k, v := range ae.GetHeaders() {
+		for _, x := range v {
+			ctx.SetHeader(k, x)
+		}
+	}
+	_ = huma.WriteErr(s.api, ctx, ae.GetStatus(), ae.Body.Message, ae)
+}
+
+func (s *Server) String() string { return fmt.Sprintf("apiserver(%s)", s.opts.BaseURL) }
