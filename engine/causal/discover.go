@@ -30,7 +30,7 @@ func Discover(ctx context.Context, X [][]float64, names []string, opts Options) 
 		return nil, fmt.Errorf("causal: need at least 5 rows, have %d", n)
 	}
 	corr := correlation(z)
-	g, _, err := discoverPDAG(ctx, z, corr, n, opts)
+	g, err := discoverPDAG(ctx, z, corr, n, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +39,12 @@ func Discover(ctx context.Context, X [][]float64, names []string, opts Options) 
 
 // discoverPDAG runs the whole i.i.d. pipeline on standardised data and
 // returns the oriented graph and the adjacency confidences.
-func discoverPDAG(ctx context.Context, z *mat.Dense, corr *mat.SymDense, n int, opts Options) (*orientedGraph, *skeletonResult, error) {
+func discoverPDAG(ctx context.Context, z *mat.Dense, corr *mat.SymDense, n int, opts Options) (*orientedGraph, error) {
 	p, _ := z.Dims()
 	test := newFisherZ(corr, n)
 	sk, err := skeletonPCStable(ctx, test, p, opts.Alpha, opts.maxDepth(p))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	adjConf := make([][]float64, p)
 	for i := range p {
@@ -55,16 +55,16 @@ func discoverPDAG(ctx context.Context, z *mat.Dense, corr *mat.SymDense, n int, 
 	}
 	g := sk.g.clone()
 	if err := orientVStructures(ctx, g, sk, test, opts.Alpha, opts.maxDepth(p), adjConf); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	applyMeek(g, adjConf)
 	if !opts.DisableLiNGAM {
 		o := &lingamOrienter{z: z, corr: corr, adjConf: adjConf, alpha: opts.Alpha, seed: opts.Seed, cache: map[[2]int]cachedEvidence{}}
 		if _, _, err := o.orient(ctx, g); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return &orientedGraph{pdag: g, adjConf: adjConf}, sk, nil
+	return &orientedGraph{pdag: g, adjConf: adjConf}, nil
 }
 
 // orientedGraph is a pdag with its adjacency confidences.

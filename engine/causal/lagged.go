@@ -262,7 +262,7 @@ func (d *laggedData) contemporaneous(ctx context.Context, links [][]laggedLink, 
 		return nil, fmt.Errorf("causal: contemporaneous residuals: %w", err)
 	}
 	corr := correlation(z)
-	g, _, err := discoverPDAG(ctx, z, corr, d.rows, opts)
+	g, err := discoverPDAG(ctx, z, corr, d.rows, opts)
 	if err != nil {
 		return nil, err
 	}

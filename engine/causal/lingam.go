@@ -60,17 +60,20 @@ type cachedEvidence struct {
 
 // orient repeatedly picks the undirected edge with the clearest direction,
 // orients it, and closes the graph under Meek's rules, until no edge has
-// clear evidence. An edge has clear evidence when the adjusted pair is
-// non-Gaussian (Jarque–Bera p-value below alpha divided by the number of
-// undirected edges, a Bonferroni bound so Gaussian data stay undirected) and
-// at least a fraction 1-alpha of bootstrap resamples agree on the
-// direction, and the residual in that direction passes a rank test of
-// independence from the cause at level alpha (a misspecified model, e.g.
-// heteroscedastic or nonlinear, makes the likelihood ratio confidently
-// wrong, so such edges are left undirected). Orienting one edge changes the parents of its neighbours, so
-// evidence is recomputed whenever an edge's adjustment set changes.
-// It returns the number of edges oriented by LiNGAM and by the Meek closure
-// that followed.
+// clear evidence. Evidence is clear when all three hold:
+//   - the adjusted pair is non-Gaussian: Jarque–Bera p-value below alpha
+//     divided by the number of undirected edges (a Bonferroni bound, so
+//     Gaussian data stay undirected);
+//   - the residual in the chosen direction passes a rank test of
+//     independence from the cause at level alpha (a misspecified model,
+//     e.g. heteroscedastic or nonlinear, makes the likelihood ratio
+//     confidently wrong, so such edges stay undirected);
+//   - at least a fraction 1-alpha of bootstrap resamples agree on the
+//     direction.
+//
+// Orienting one edge changes the parents of its neighbours, so evidence is
+// recomputed whenever an edge's adjustment set changes. It returns the
+// number of edges oriented by LiNGAM and by the Meek closure that followed.
 func (o *lingamOrienter) orient(ctx context.Context, g *pdag) (byLiNGAM, byMeek int, err error) {
 	m := 0
 	for x := range g.n {
