@@ -1,0 +1,259 @@
+// Package e2e drives a real `disco dev` process: the embedded control plane, the controllers
+// and the REST facade, over HTTP and through the kubeconfig it writes.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
+)
+
+type credentials struct {
+	BaseURL    string `json:"base_url"`
+	APIKey     string `json:"api_key"`
+	TenantID   string `json:"tenant_id"`
+	Kubeconfig string `json:"kubeconfig"`
+}
+
+// devProcess is one running `disco dev`.
+type devProcess struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+	creds  credentials
+}
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "disco-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "disco")
+	build := exec.Command("go", "build", "-o", binary, "github.com/discolab/disco")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build disco:", err)
+		os.Exit(1)
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		abs, _ := filepath.Abs(filepath.Join("..", "..", "bin", "k8s"))
+		os.Setenv("KUBEBUILDER_ASSETS", abs)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func startDev(t *testing.T, dataDir, addr string) *devProcess {
+	t.Helper()
+	os.Remove(filepath.Join(dataDir, "credentials.json"))
+	p := &devProcess{cmd: exec.Command(binary, "dev", "--data-dir", dataDir, "--listen", addr), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	p.cmd.Stdout = p.stderr
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() { p.stop(t) })
+
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("disco dev exited early (%v):\n%s", err, p.stderr)
+		default:
+		}
+		raw, err := os.ReadFile(filepath.Join(dataDir, "credentials.json"))
+		if err == nil && json.Unmarshal(raw, &p.creds) == nil {
+			if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return p
+				}
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("disco dev did not become ready:\n%s", p.stderr)
+	return nil
+}
+
+// stop sends SIGINT and waits for a clean exit.
+func (p *devProcess) stop(t *testing.T) error {
+	if p.cmd.ProcessState != nil {
+		return nil
+	}
+	p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(60 * time.Second):
+		p.cmd.Process.Kill()
+		t.Errorf("disco dev did not stop within 60s after SIGINT:\n%s", p.stderr)
+		return fmt.Errorf("killed")
+	}
+}
+
+func kubeClient(t *testing.T, kubeconfig string) client.Client {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	clientgoscheme.AddToScheme(scheme)
+	discov1.AddToScheme(scheme)
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestDevStack(t *testing.T) {
+	dataDir := t.TempDir()
+	addr := freeAddr(t)
+	p := startDev(t, dataDir, addr)
+	ctx := context.Background()
+
+	if !strings.HasPrefix(p.creds.APIKey, "disco_key_") || p.creds.BaseURL != "http://"+addr+"/v1" || !ids.Valid(ids.Tenant, p.creds.TenantID) {
+		t.Fatalf("credentials.json = %+v", p.creds)
+	}
+	if !strings.Contains(p.stderr.String(), p.creds.APIKey) {
+		t.Errorf("the API key was not printed")
+	}
+
+	t.Run("health and OpenAPI", func(t *testing.T) {
+		for _, path := range []string{"/healthz", "/readyz", "/v1/openapi.json"} {
+			resp, err := http.Get("http://" + addr + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET %s = %d", path, resp.StatusCode)
+			}
+		}
+	})
+
+	t.Run("contract envelope without credential", func(t *testing.T) {
+		resp, err := http.Get(p.creds.BaseURL + "/projects")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Error struct {
+				Code      string `json:"code"`
+				Status    int    `json:"status"`
+				RequestID string `json:"request_id"`
+			} `json:"error"`
+		}
+		json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != http.StatusUnauthorized || body.Error.Status != 401 || !strings.HasPrefix(body.Error.RequestID, "req_") {
+			t.Errorf("GET /v1/projects without credential = %d %+v", resp.StatusCode, body)
+		}
+	})
+
+	t.Run("the API key works", func(t *testing.T) {
+		req, _ := http.NewRequest("GET", p.creds.BaseURL+"/projects", nil)
+		req.Header.Set("Authorization", "Bearer "+p.creds.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /v1/projects with the printed key = %d", resp.StatusCode)
+		}
+	})
+
+	kc := kubeClient(t, p.creds.Kubeconfig)
+	tenant := &discov1.Tenant{}
+	if err := kc.Get(ctx, client.ObjectKey{Name: ids.ToName(p.creds.TenantID)}, tenant); err != nil {
+		t.Fatalf("the default tenant is not visible through the kubeconfig: %v", err)
+	}
+	ns := tenant.Status.Namespace
+
+	t.Run("invalid objects are refused with the CEL message", func(t *testing.T) {
+		c := &discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Campaign)), Namespace: ns},
+			Spec: discov1.CampaignSpec{ProjectID: ids.New(ids.Project), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1, MaxRuns: 1},
+				Governance: discov1.CampaignGovernance{PromotionCeiling: discov1.TierExplore, AutoPromoteTo: discov1.TierPublish}}}
+		err := kc.Create(ctx, c)
+		if err == nil || !strings.Contains(err.Error(), "autoPromoteTo must not be above promotionCeiling") {
+			t.Errorf("create invalid campaign: %v", err)
+		}
+	})
+
+	projectID := ids.New(ids.Project)
+	project := &discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(projectID), Namespace: ns},
+		Spec: discov1.ProjectSpec{DisplayName: "kept across restarts", TenantID: p.creds.TenantID}}
+	if err := kc.Create(ctx, project); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a second instance on the same data dir refuses to start", func(t *testing.T) {
+		out, err := exec.Command(binary, "dev", "--data-dir", dataDir, "--listen", freeAddr(t)).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "is in use") {
+			t.Errorf("second instance: err=%v output=%s", err, out)
+		}
+	})
+
+	if err := p.stop(t); err != nil {
+		t.Fatalf("disco dev did not exit cleanly on SIGINT: %v\n%s", err, p.stderr)
+	}
+
+	t.Run("a restart keeps every object and the tenant", func(t *testing.T) {
+		p2 := startDev(t, dataDir, addr)
+		if p2.creds.TenantID != p.creds.TenantID {
+			t.Errorf("tenant changed across restart: %s -> %s", p.creds.TenantID, p2.creds.TenantID)
+		}
+		kc := kubeClient(t, p2.creds.Kubeconfig)
+		got := &discov1.Project{}
+		if err := kc.Get(ctx, client.ObjectKeyFromObject(project), got); err != nil || got.Spec.DisplayName != "kept across restarts" {
+			t.Errorf("project after restart: %v %+v", err, got.Spec)
+		}
+		// The key printed by the first start still works.
+		req, _ := http.NewRequest("GET", p2.creds.BaseURL+"/projects/"+projectID, nil)
+		req.Header.Set("Authorization", "Bearer "+p.creds.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET project with the first start's key after restart = %d", resp.StatusCode)
+		}
+	})
+}
