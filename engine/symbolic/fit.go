@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -17,6 +18,12 @@ import (
 // When opts.TimeLimit or ctx expires, the best result found so far is
 // returned without error.
 func Fit(ctx context.Context, X [][]float64, y []float64, names []string, opts Options) (*Result, error) {
+	return fit(ctx, X, y, names, opts, true)
+}
+
+// fit is Fit with the sparse-regression seeding optional, so tests can
+// exercise the genetic search on its own.
+func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts Options, seeding bool) (*Result, error) {
 	names, err := validate(X, y, names)
 	if err != nil {
 		return nil, err
@@ -60,7 +67,10 @@ func Fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		return &Result{Best: m, Front: []*Model{m}}, nil
 	}
 
-	seeds := append(powerLawSeeds(p), sparseSeeds(p)...)
+	var seeds []tree
+	if seeding {
+		seeds = append(powerLawSeeds(p), sparseSeeds(p)...)
+	}
 
 	islands := make([]*island, s.islands)
 	for i := range islands {
@@ -97,6 +107,13 @@ func Fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 				break
 			}
 		}
+	}
+	if os.Getenv("SYMBOLIC_DEBUG") != "" {
+		var ev int64
+		for _, isl := range islands {
+			ev += isl.evals
+		}
+		fmt.Fprintf(os.Stderr, "debug: %d seeds, %d evals in %v (%.0f/s)\n", len(seeds), ev, time.Since(start), float64(ev)/time.Since(start).Seconds())
 	}
 	return finalize(p, &global, islands), nil
 }

@@ -66,3 +66,24 @@ func exactlyRecovers(t *testing.T, m *Model, d int, lo, hi float64, f func(x []f
 	got := affineR2(m.Predict(X), y)
 	return got > 0.999999
 }
+
+func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 11)) }
+
+// testGrammar allows every operator over d variables.
+func testGrammar(d int) *grammar {
+	ops, _ := parseOperators([]string{"+", "-", "*", "/", "^", "sin", "cos", "exp", "log", "sqrt", "abs", "tanh", "tan"})
+	g := newGrammar(ops, resolve(Options{}))
+	for j := 0; j < d; j++ {
+		g.vars = append(g.vars, j)
+	}
+	return g
+}
+
+func closeOrBothInvalid(a, b float64) bool {
+	fa := !math.IsNaN(a) && !math.IsInf(a, 0)
+	fb := !math.IsNaN(b) && !math.IsInf(b, 0)
+	if !fa || !fb {
+		return fa == fb
+	}
+	return math.Abs(a-b) <= 1e-9*(1+math.Abs(a))
+}

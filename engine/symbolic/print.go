@@ -1,7 +1,6 @@
 package symbolic
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
@@ -71,8 +70,14 @@ func formatBinary(e *expr, names []string) (string, int) {
 	if op == opMul || op == opDiv {
 		prec = precProduct
 	}
-	ls, lp := formatPrec(l, names)
 	rs, rp := formatPrec(r, names)
+	if op == opMul && l.isConstVal(-1) {
+		if rp < prec || strings.HasPrefix(rs, "-") {
+			rs = "(" + rs + ")"
+		}
+		return "-" + rs, prec
+	}
+	ls, lp := formatPrec(l, names)
 	if lp < prec {
 		ls = "(" + ls + ")"
 	}
@@ -103,6 +108,3 @@ func negated(e *expr) *expr {
 	}
 	return nil
 }
-
-// isInteger reports whether c is a whole number.
-func isInteger(c float64) bool { return c == math.Trunc(c) }

@@ -28,18 +28,27 @@ func snapConstants(e *expr, ev *evaluator, y []float64, varY float64) *expr {
 		}
 	}
 	walk(e)
-	for _, k := range consts {
-		orig := k.c
-		for _, v := range snapCandidates(orig) {
-			k.c = v
-			m := mseOf(ev.eval(e.postfix(nil)), y, 0, 1)
-			if m <= cur*(1+2/n) || m <= 1e-2*exactNMSE*varY {
-				cur = math.Min(cur, m)
-				orig = v
-				break
+	// Snapping one constant can make room for another, so sweep until
+	// nothing changes.
+	for sweep := 0; sweep < 3; sweep++ {
+		changed := false
+		for _, k := range consts {
+			orig := k.c
+			for _, v := range snapCandidates(orig) {
+				k.c = v
+				m := mseOf(ev.eval(e.postfix(nil)), y, 0, 1)
+				if m <= cur*(1+2/n) || m <= 1e-2*exactNMSE*varY {
+					cur = math.Min(cur, m)
+					orig = v
+					changed = true
+					break
+				}
 			}
+			k.c = orig
 		}
-		k.c = orig
+		if !changed {
+			break
+		}
 	}
 	return simplify(e)
 }

@@ -196,17 +196,27 @@ func (s *sparseRegression) stlsq(cand []int) []sparseModel {
 	return out
 }
 
-// tree turns a support into Σ w_j·term_j in the original units.
-func (s *sparseRegression) tree(b *termBuilder, S []int) (tree, bool) {
-	w, _, ok := s.solve(S)
-	if !ok {
+// tree turns a support into Σ w_j·term_j in the original units. The
+// weights come from an unregularised least-squares fit (QR) on the raw
+// terms plus an intercept, so an exact support gives an exact seed.
+func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, bool) {
+	n := len(y)
+	a := mat.NewDense(n, len(S)+1, nil)
+	for i := 0; i < n; i++ {
+		a.Set(i, 0, 1)
+		for p, j := range S {
+			a.Set(i, p+1, s.lib[j].col[i])
+		}
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(a, mat.NewVecDense(n, y)); err != nil {
 		return nil, false
 	}
 	terms := make([]tree, len(S))
 	coef := make([]float64, len(S))
 	for p, j := range S {
 		terms[p] = s.lib[j].t
-		coef[p] = w[p] * s.sdY / s.sd[j]
+		coef[p] = w.AtVec(p + 1)
 	}
 	return b.linearCombination(terms, coef)
 }
@@ -226,7 +236,7 @@ func sparseSeeds(p *problem) []tree {
 	var seeds []tree
 	seen := map[uint64]bool{}
 	for _, m := range models {
-		t, ok := s.tree(b, m.support)
+		t, ok := s.tree(b, m.support, p.y)
 		if !ok || !p.g.fits(t) {
 			continue
 		}

@@ -1,0 +1,61 @@
+// Package symbolic finds closed-form expressions y ≈ f(x) from data
+// (symbolic regression).
+//
+// # Method
+//
+// Fit runs genetic programming over expression trees built from the chosen
+// operators (+ − × ÷, powers with small integer and half-integer exponents,
+// sin, cos, tan, exp, log, sqrt, abs, tanh), the input variables and numeric
+// constants. Trees are stored flat in postfix order and evaluated on all
+// rows at once.
+//
+//   - Linear scaling: every tree f is scored as a + b·f with a and b solved
+//     in closed form, so the search looks for the shape of a law and never
+//     for its offset or scale. Printed models include a and b.
+//   - Constant fitting: the numeric constants inside a tree (and a, b) are
+//     refined by Levenberg–Marquardt; the Jacobian comes from reverse-mode
+//     differentiation of the tree, one backward sweep for all constants.
+//     The best few individuals of every island are refined each generation,
+//     a fraction of the children briefly, and the final front thoroughly.
+//   - Islands: several populations evolve independently (tournament
+//     selection, elitism, subtree crossover, and mutations that replace,
+//     change, insert, delete or swap nodes or jitter constants) and
+//     exchange their best individuals on a ring every few generations.
+//     Each island has its own random stream and islands synchronise at
+//     migration, so a seed gives the same result on any number of cores.
+//   - Seeding: before evolution a sparse-regression pass fits y as a sparse
+//     linear combination of candidate terms (monomials up to degree 3,
+//     ratios, and the allowed functions of variables and of products) by
+//     STLSQ — ridge least squares with sequential thresholding — and by
+//     forward stepwise selection; a power-law pass fits log|y| linearly in
+//     log|x_j| and rounds the exponents. Their models enter every
+//     population as trees.
+//   - Invalid values: an expression that yields NaN or ±Inf on any row has
+//     infinite loss and is never selected, so printed models are defined
+//     on all training data.
+//
+// # Model selection
+//
+// Fit keeps a Pareto front of mean squared error against complexity (the
+// node count of the printed expression). Before printing, constants are
+// folded, identities such as x·1 and x+0 removed, and each constant is
+// rounded to the simplest nearby value (0, an integer, a half, then fewer
+// significant digits) when the MSE grows by less than 2/n in relative
+// terms, the Akaike value of one parameter.
+//
+// Result.Best is chosen from the front as PySR does. If a model reproduces
+// the data exactly (MSE below 1e-14 of the variance of y) the simplest such
+// model is chosen. Otherwise each model i gets the score
+//
+//	score_i = −(log MSE_i − log MSE_{i−1}) / (complexity_i − complexity_{i−1})
+//
+// against its simpler neighbour on the front, and the highest-scoring model
+// among those whose MSE is within 1.5× of the lowest wins: extra
+// complexity must buy a large relative drop in error, which favours the
+// knee of the front and, with noisy data, the true law over models that fit
+// the noise.
+//
+// Expressions print in infix with ^ for powers and explicit *, for example
+// "0.0795775*q1*q2/epsilon*r^(-2)", and parse with sympy's parse_expr
+// (convert_xor) or sympify.
+package symbolic

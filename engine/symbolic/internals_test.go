@@ -1,0 +1,243 @@
+package symbolic
+
+import (
+	"math"
+	"testing"
+)
+
+// scalarEval evaluates t on one row by plain recursion, as a reference for
+// the vectorised evaluator.
+func scalarEval(t tree, row []float64) float64 {
+	var st []float64
+	for _, nd := range t {
+		switch nd.op.arity() {
+		case 0:
+			if nd.op == opVar {
+				st = append(st, row[nd.v])
+			} else {
+				st = append(st, nd.c)
+			}
+		case 1:
+			st[len(st)-1] = applyUnary(nd.op, st[len(st)-1], nd.c)
+		case 2:
+			l, r := st[len(st)-2], st[len(st)-1]
+			st = st[:len(st)-1]
+			st[len(st)-1] = applyBinary(nd.op, l, r)
+		}
+	}
+	return st[0]
+}
+
+func TestEvaluatorMatchesScalar(t *testing.T) {
+	rng := newTestRand(1)
+	X := sample(rng, 3, 20, -2, 2)
+	ev := newEvaluator(X, 20)
+	g := testGrammar(3)
+	for k := 0; k < 300; k++ {
+		tr := g.randomTree(rng, 1+rng.IntN(25), 8)
+		if !tr.valid() {
+			t.Fatalf("random tree not well formed: %v", tr)
+		}
+		got := ev.eval(tr)
+		for i := 0; i < 20; i++ {
+			want := scalarEval(tr, []float64{X[0][i], X[1][i], X[2][i]})
+			if !closeOrBothInvalid(want, got[i]) {
+				t.Fatalf("row %d: %g, want %g", i, got[i], want)
+			}
+		}
+	}
+}
+
+// TestGradientMatchesFiniteDifferences checks reverse-mode derivatives with
+// respect to every constant against central differences.
+func TestGradientMatchesFiniteDifferences(t *testing.T) {
+	rng := newTestRand(2)
+	X := sample(rng, 2, 10, 0.5, 2)
+	g := newGradEvaluator(X, 10)
+	ev := newEvaluator(X, 10)
+	gr := testGrammar(2)
+	checked := 0
+	for k := 0; k < 400 && checked < 100; k++ {
+		tr := gr.randomTree(rng, 3+rng.IntN(15), 6)
+		f := g.forward(tr)
+		if !allFinite(f) || tr.numConsts() == 0 {
+			continue
+		}
+		g.backward(tr)
+		for i, nd := range tr {
+			if nd.op != opConst {
+				continue
+			}
+			h := 1e-6 * (1 + math.Abs(nd.c))
+			up, down := tr.clone(), tr.clone()
+			up[i].c += h
+			down[i].c -= h
+			fu := append([]float64(nil), ev.eval(up)...)
+			fd := ev.eval(down)
+			for r := range fu {
+				num := (fu[r] - fd[r]) / (2 * h)
+				if math.IsNaN(num) || math.Abs(num) > 1e6 {
+					continue
+				}
+				if d := g.adj[i][r]; math.Abs(d-num) > 1e-4*(1+math.Abs(num)) {
+					t.Fatalf("%s: ∂/∂c%d row %d = %g, finite differences %g",
+						format(toExpr(tr), []string{"x", "y"}), i, r, d, num)
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Fatalf("only %d trees checked", checked)
+	}
+}
+
+func allFinite(f []float64) bool {
+	for _, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestConstOptimizerFindsInnerConstants fits y = 3 + 2·exp(−0.7·x) from a
+// wrong start: the inner constant needs LM, the outer ones linear scaling.
+func TestConstOptimizerFindsInnerConstants(t *testing.T) {
+	X := sample(newTestRand(3), 1, 100, 0, 4)
+	y := target(X, func(x []float64) float64 { return 3 + 2*math.Exp(-0.7*x[0]) })
+	tr := tree{constNode(-0.2), varNode(0), opNode(opMul), opNode(opExp)}
+	ind := evaluate(newEvaluator(X, 100), y, tr)
+	opt := newConstOptimizer(X, y)
+	opt.optimize(&ind, 50)
+	if math.Abs(ind.t[0].c+0.7) > 1e-6 || math.Abs(ind.a-3) > 1e-6 || math.Abs(ind.b-2) > 1e-6 {
+		t.Fatalf("got a=%g b=%g c=%g, want 3, 2, -0.7", ind.a, ind.b, ind.t[0].c)
+	}
+	if ind.loss > 1e-20 {
+		t.Errorf("loss %g", ind.loss)
+	}
+}
+
+func TestLinearScale(t *testing.T) {
+	f := []float64{1, 2, 3, 4}
+	y := []float64{3, 5, 7, 9}
+	a, b, mse, ok := linearScale(f, y)
+	if !ok || a != 1 || b != 2 || mse != 0 {
+		t.Errorf("a=%v b=%v mse=%v ok=%v", a, b, mse, ok)
+	}
+	if _, _, mse, ok := linearScale([]float64{1, math.NaN(), 3, 4}, y); ok || !math.IsInf(mse, 1) {
+		t.Error("NaN must make an individual invalid with infinite loss")
+	}
+	_, b, mse, _ = linearScale([]float64{2, 2, 2, 2}, y)
+	if b != 0 || mse != 5 {
+		t.Errorf("constant f: b=%v mse=%v, want 0 and var(y)=5", b, mse)
+	}
+}
+
+// TestSparseRegression checks that the sparse pass alone finds a
+// three-term law among hundreds of candidate terms.
+func TestSparseRegression(t *testing.T) {
+	X := sample(newTestRand(4), 3, 300, 0.5, 3)
+	f := func(x []float64) float64 { return 1.5*x[0]*x[1] - 2*math.Sin(x[2]) + 0.5/x[0] }
+	y := target(X, f)
+	ops, _ := parseOperators(DefaultOperators)
+	g := newGrammar(ops, resolve(Options{}))
+	g.vars = []int{0, 1, 2}
+	p := &problem{cols: X, y: y, g: g}
+	ev := newEvaluator(X, 300)
+	for _, s := range sparseSeeds(p) {
+		if ind := evaluate(ev, y, s); ind.loss < 1e-20 {
+			return
+		}
+	}
+	t.Fatal("no seed reproduces the law")
+}
+
+func TestPowerLawSeeds(t *testing.T) {
+	X := sample(newTestRand(5), 4, 300, 1, 5)
+	y := target(X, func(x []float64) float64 { return x[0] * x[1] / (4 * math.Pi * x[2] * x[3] * x[3]) })
+	ops, _ := parseOperators(DefaultOperators)
+	g := newGrammar(ops, resolve(Options{}))
+	g.vars = []int{0, 1, 2, 3}
+	p := &problem{cols: X, y: y, g: g}
+	seeds := powerLawSeeds(p)
+	if len(seeds) == 0 {
+		t.Fatal("no power-law seed")
+	}
+	if ind := evaluate(newEvaluator(X, 300), y, seeds[0]); ind.loss > 1e-20 {
+		t.Fatalf("seed %s has loss %g", format(toExpr(seeds[0]), []string{"a", "b", "c", "d"}), ind.loss)
+	}
+}
+
+// TestSelectModel checks the score: the knee of the front wins over both a
+// too-simple and a barely better, more complex model; exact models win
+// outright when they exist.
+func TestSelectModel(t *testing.T) {
+	front := []*Model{
+		{Expression: "simple", Complexity: 3, MSE: 1},
+		{Expression: "knee", Complexity: 7, MSE: 0.0101},
+		{Expression: "overfit", Complexity: 15, MSE: 0.0100},
+	}
+	if got := selectModel(front, 10); got.Expression != "knee" {
+		t.Errorf("selected %s, want knee", got.Expression)
+	}
+	front = []*Model{
+		{Expression: "rough", Complexity: 3, MSE: 1},
+		{Expression: "better", Complexity: 9, MSE: 0.01},
+	}
+	if got := selectModel(front, 10); got.Expression != "better" {
+		t.Errorf("selected %s, want better (the rough model is not within 1.5× of the best loss)", got.Expression)
+	}
+	front = []*Model{
+		{Expression: "approx", Complexity: 3, MSE: 1e-6},
+		{Expression: "exact", Complexity: 9, MSE: 1e-30},
+		{Expression: "exact but long", Complexity: 12, MSE: 1e-32},
+	}
+	if got := selectModel(front, 1); got.Expression != "exact" {
+		t.Errorf("selected %s, want exact", got.Expression)
+	}
+}
+
+func TestSnapConstants(t *testing.T) {
+	X := sample(newTestRand(6), 1, 100, 1, 2)
+	y := target(X, func(x []float64) float64 { return 0.5 * x[0] * x[0] })
+	ev := newEvaluator(X, 100)
+	e := ebin(opAdd, econst(3e-10), ebin(opMul, econst(0.49999999), eun(opPow, evar(0), 2)))
+	if got := format(snapConstants(e, ev, y, 1), []string{"x"}); got != "0.5*x^2" {
+		t.Errorf("snapped to %s", got)
+	}
+	// A constant the data pin down must survive.
+	y = target(X, func(x []float64) float64 { return 0.0795775 * x[0] })
+	e = ebin(opMul, econst(0.0795775), evar(0))
+	if got := format(snapConstants(e, ev, y, 1), []string{"x"}); got != "0.0795775*x" {
+		t.Errorf("snapped to %s", got)
+	}
+}
+
+func TestTreeOperations(t *testing.T) {
+	// (x0 + 2) * sin(x1)
+	tr := tree{varNode(0), constNode(2), opNode(opAdd), varNode(1), opNode(opSin), opNode(opMul)}
+	if s := tr.subtreeStart(2); s != 0 {
+		t.Errorf("subtreeStart(2) = %d", s)
+	}
+	if s := tr.subtreeStart(4); s != 3 {
+		t.Errorf("subtreeStart(4) = %d", s)
+	}
+	if d := tr.depth(); d != 3 {
+		t.Errorf("depth = %d", d)
+	}
+	if c := append(tr.clone(), powNode(2)).complexity(); c != 8 {
+		t.Errorf("complexity with a power = %d, want 8", c)
+	}
+	g := testGrammar(2)
+	rng := newTestRand(7)
+	for k := 0; k < 2000; k++ {
+		a := g.randomTree(rng, 1+rng.IntN(15), 6)
+		b := g.randomTree(rng, 1+rng.IntN(15), 6)
+		for _, c := range []tree{g.mutate(rng, a), g.crossover(rng, a, b)} {
+			if !c.valid() || !g.fits(c) {
+				t.Fatalf("variation produced an invalid or oversized tree: %v", c)
+			}
+		}
+	}
+}
