@@ -27,7 +27,8 @@ type candidate struct {
 	relVar    float64
 	separates bool
 	// heldOut is the relative variation with the coefficients refitted
-	// without each trajectory in turn and measured on the one left out.
+	// without each trajectory in turn and measured on the one left out; NaN
+	// until computed.
 	heldOut float64
 }
 
@@ -60,7 +61,7 @@ func (p *problem) assess(c *candidate) {
 		}
 	}
 	if len(ratios) == 0 {
-		c.relVar, c.separates = math.Inf(1), false
+		c.relVar, c.separates, c.heldOut = math.Inf(1), false, math.Inf(1)
 		return
 	}
 	c.relVar = stat.Mean(ratios, nil)
@@ -71,7 +72,7 @@ func (p *problem) assess(c *candidate) {
 		size += math.Abs(c.coef[a]) * p.spread[k]
 	}
 	c.separates = between >= separationFactor*within && between > exactIdentitySpread*size
-	c.heldOut = p.heldOutVariation(c.support)
+	c.heldOut = math.NaN()
 }
 
 // heldOutVariation refits the combination on support without each trajectory
@@ -110,4 +111,30 @@ func (p *problem) ratioOn(g int, support []int, coef []float64) (float64, bool) 
 		return 0, false
 	}
 	return math.Sqrt(math.Max(v, 0)) / denom, true
+}
+
+// relativeVariationFromData recomputes the relative variation of a final
+// quantity from the data rather than from the term covariances: for a nearly
+// exact quantity c'Cc is a difference of large numbers and loses the digits
+// that a direct standard deviation of Q keeps.
+func (p *problem) relativeVariationFromData(c candidate) float64 {
+	var ratios []float64
+	for g, idx := range p.groups {
+		q := make([]float64, len(idx))
+		denom := 0.0
+		for a, k := range c.support {
+			values := p.terms[k].values
+			for r, i := range idx {
+				q[r] += c.coef[a] * values[i]
+			}
+			denom += math.Abs(c.coef[a]) * math.Sqrt(p.cov[g].At(k, k))
+		}
+		if denom > 0 {
+			ratios = append(ratios, stat.PopStdDev(q, nil)/denom)
+		}
+	}
+	if len(ratios) == 0 {
+		return math.Inf(1)
+	}
+	return stat.Mean(ratios, nil)
 }

@@ -48,7 +48,7 @@ func (p *problem) normalise(c candidate, tol float64) candidate {
 		}
 		r := candidate{support: c.support, coef: rounded}
 		p.assess(&r)
-		if accepted(r, tol) && r.relVar <= c.relVar+0.1*tol {
+		if p.accepted(&r, tol) && r.relVar <= c.relVar+0.1*tol {
 			return r
 		}
 		break // the simplest integer form does not fit; larger ones would not read better

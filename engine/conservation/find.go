@@ -151,8 +151,11 @@ func (p *problem) sparseCandidates(ctx context.Context, null [][]float64, tol fl
 			return
 		}
 		seen[key] = true
+		if len(support) > maxQuantityTerms {
+			return
+		}
 		c, ok := p.candidateOn(support)
-		if !ok || !accepted(c, tol) {
+		if !ok || !p.accepted(&c, tol) {
 			return
 		}
 		c = p.prune(c, tol)
@@ -162,15 +165,21 @@ func (p *problem) sparseCandidates(ctx context.Context, null [][]float64, tol fl
 		}
 		out = append(out, c)
 	}
+	// Only terms with a component in the near-null space can belong to a
+	// conserved quantity; restricting the regressions to them keeps the
+	// search small on large libraries.
+	var pool []int
 	for k := range p.terms {
-		if !participates(null, k) {
-			continue
+		if participates(null, k) {
+			pool = append(pool, k)
 		}
+	}
+	for _, k := range pool {
 		for _, lambda := range thresholds {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			consider(p.implicitSupport(k, lambda))
+			consider(p.implicitSupport(k, lambda, pool))
 		}
 	}
 	for _, v := range null {
@@ -211,7 +220,7 @@ func (p *problem) quantity(c candidate, names []string) Quantity {
 	q := Quantity{
 		Expression:        p.expression(c),
 		Coefficients:      make(map[string]float64, len(c.support)),
-		RelativeVariation: c.relVar,
+		RelativeVariation: p.relativeVariationFromData(c),
 		Trajectories:      len(p.groups),
 	}
 	used := make([]bool, len(names))

@@ -368,3 +368,49 @@ func popStd(v []float64) float64 {
 	}
 	return math.Sqrt(ss / float64(len(v)))
 }
+
+// Three oscillators with distinct frequencies at degree 3 (95 candidate
+// terms): the three energies must come out, and quickly.
+func TestLargerLibrary(t *testing.T) {
+	f := func(y []float64) []float64 {
+		return []float64{y[1], -y[0], y[3], -2 * y[2], y[5], -3 * y[4]}
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	var trajs [][][]float64
+	for range 8 {
+		s := make([]float64, 6)
+		for i := range s {
+			s[i] = rng.NormFloat64()
+		}
+		trajs = append(trajs, rk4(f, s, 0.01, 500, 2))
+	}
+	X, labels := stack(trajs)
+	qs, err := Find(context.Background(), X, []string{"a", "b", "c", "d", "e", "g"}, labels, Options{MaxDegree: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, q := range qs {
+		exprs = append(exprs, q.Expression)
+	}
+	slices.Sort(exprs)
+	if want := []string{"2*c^2 + d^2", "3*e^2 + g^2", "a^2 + b^2"}; !slices.Equal(exprs, want) {
+		t.Errorf("got %q, want %q", exprs, want)
+	}
+}
+
+func TestLibraryTooLarge(t *testing.T) {
+	X := make([][]float64, 10)
+	names := make([]string, 10)
+	labels := make([]string, 20)
+	for j := range X {
+		X[j] = make([]float64, 20)
+		names[j] = string(rune('a' + j))
+	}
+	for i := range labels {
+		labels[i] = []string{"p", "q"}[i%2]
+	}
+	if _, err := Find(context.Background(), X, names, labels, Options{MaxDegree: 3}); err == nil {
+		t.Error("10 variables at degree 3 (285 terms) accepted")
+	}
+}
