@@ -17,15 +17,22 @@
 //     near-zero singular values span the conserved quantities; their count
 //     bounds how many independent quantities are reported.
 //  4. Extract sparse, readable combinations from that near-null space by
-//     sequential thresholding (each term regressed on the others, and each
-//     near-null singular vector thresholded), re-solving on the support, and
-//     pruning terms one at a time while the quantity stays conserved.
-//  5. Accept a candidate only if its relative variation (see Quantity) is
-//     within Options.Tolerance and its value separates the trajectories:
-//     the spread of its per-trajectory means must clearly exceed its spread
-//     along trajectories. This rejects identities of the data (a combination
-//     that is constant everywhere, or nearly so, such as cos(x) + x^2/2 for
-//     small x) which would otherwise look conserved.
+//     sequential thresholding (each term that takes part in the near-null
+//     space regressed on the others, and each near-null singular vector
+//     thresholded), re-solving on the support, and pruning terms one at a
+//     time while the quantity stays conserved. At most 8 terms.
+//  5. Accept a candidate only if (a) its relative variation (see Quantity)
+//     is within Options.Tolerance, divided by (terms-1) beyond two terms,
+//     since every extra coefficient is freedom to look conserved by
+//     accident; (b) it stays within that bound on trajectories left out of
+//     the fit, one at a time, so it generalises to unseen orbits; and (c) its
+//     value separates the trajectories: the spread of its per-trajectory
+//     means must clearly exceed its spread along trajectories. (c) rejects
+//     identities of the data (a combination that is constant everywhere, or
+//     nearly so, such as cos(x) + x^2/2 for small x) which would otherwise
+//     look conserved.
+//  6. Report independent quantities, fewest terms first, with coefficients
+//     rounded to small integers when the data cannot tell the difference.
 //
 // Terms that are constant within every trajectory (parameters, labels) carry
 // no dynamics; they vanish after centring and are left out of the library.

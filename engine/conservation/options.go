@@ -7,7 +7,9 @@ type Options struct {
 	// MaxDegree is the highest total degree of the monomial terms (default 2).
 	MaxDegree int
 	// Tolerance is the largest relative variation (see Quantity) of an
-	// accepted quantity (default 0.02).
+	// accepted quantity of one or two terms (default 0.02); a quantity of n
+	// terms must stay within Tolerance/(n-1), both on the data and, on
+	// average, on trajectories left out of the fit.
 	Tolerance float64
 	// MaxQuantities caps how many independent quantities are returned
 	// (default 3).
