@@ -22,15 +22,25 @@ func TestPredictedVsObserved(t *testing.T) {
 			t.Errorf("no text %q in %q", want, got)
 		}
 	}
-	// Five sample glyphs (circles are drawn as paths) plus the line: the
-	// document must grow with the data.
-	bigger, err := PredictedVsObserved(append(obs, 6, 7, 8), append(pred, 6, 7, 8), "t")
+	// Every sample is drawn: three more points inside the same range (so
+	// axes and ticks are unchanged) add exactly three glyph paths.
+	more, err := PredictedVsObserved(append(obs, 2, 3, 4), append(pred, 2.5, 3.5, 4.5), hostile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bigger) <= len(doc)-len(hostile) {
-		t.Errorf("8 points gave %d bytes, 5 points %d", len(bigger), len(doc))
+	if a, b := count(elems, "path"), count(parseSVG(t, more), "path"); b-a != 3 {
+		t.Errorf("3 more samples added %d paths (%d -> %d)", b-a, a, b)
 	}
+}
+
+func count(elems []element, name string) int {
+	n := 0
+	for _, e := range elems {
+		if e.name == name {
+			n++
+		}
+	}
+	return n
 }
 
 func TestPredictedVsObservedRejectsBadInput(t *testing.T) {

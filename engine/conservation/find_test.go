@@ -414,3 +414,22 @@ func TestLibraryTooLarge(t *testing.T) {
 		t.Error("10 variables at degree 3 (285 terms) accepted")
 	}
 }
+
+// Rows of a trajectory need not be contiguous: interleaving the rows of all
+// trajectories must give the same quantity.
+func TestInterleavedRows(t *testing.T) {
+	X, labels := massSpringData(2, 1)
+	perm := rand.New(rand.NewPCG(11, 12)).Perm(len(labels))
+	Y := [][]float64{make([]float64, len(labels)), make([]float64, len(labels))}
+	shuffled := make([]string, len(labels))
+	for to, from := range perm {
+		Y[0][to], Y[1][to], shuffled[to] = X[0][from], X[1][from], labels[from]
+	}
+	qs, err := Find(context.Background(), Y, []string{"x", "v"}, shuffled, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Expression != "2*x^2 + v^2" {
+		t.Errorf("got %+v", qs)
+	}
+}
