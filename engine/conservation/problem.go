@@ -36,22 +36,16 @@ const constantTermRMS = 1e-9
 // that do not vary within trajectories.
 func newProblem(lib []term, groups [][]int, rows int) *problem {
 	p := &problem{groups: groups, rows: rows}
-	var kept []term
 	for _, t := range lib {
 		mean, sd := stat.PopMeanStdDev(t.values, nil)
 		within := withinRMS(t.values, groups)
-		if within > constantTermRMS*math.Max(sd, math.Abs(mean)) && within > 0 {
-			kept = append(kept, t)
+		if within > 0 && within > constantTermRMS*math.Max(sd, math.Abs(mean)) {
+			p.terms = append(p.terms, t)
+			p.scale = append(p.scale, within)
+			p.spread = append(p.spread, sd)
 		}
 	}
-	p.terms = kept
-	k := len(kept)
-	p.scale = make([]float64, k)
-	p.spread = make([]float64, k)
-	for j, t := range kept {
-		p.scale[j] = withinRMS(t.values, groups)
-		_, p.spread[j] = stat.PopMeanStdDev(t.values, nil)
-	}
+	kept, k := p.terms, len(p.terms)
 	p.means = make([][]float64, len(groups))
 	p.cov = make([]*mat.SymDense, len(groups))
 	p.gram = mat.NewSymDense(k, nil)
