@@ -56,11 +56,20 @@ func newProject(tenant *discov1.Tenant, ns string) *discov1.Project {
 	return p
 }
 
+// newExecCampaign makes a campaign whose runs the gated test executor really executes.
+func newExecCampaign(p *discov1.Project) *discov1.Campaign {
+	return createCampaign(p, "exec", 1000, 10, nil)
+}
+
 func newCampaign(p *discov1.Project, units int64, maxRuns int32, expires *time.Time) *discov1.Campaign {
+	return createCampaign(p, "c", units, maxRuns, expires)
+}
+
+func createCampaign(p *discov1.Project, name string, units int64, maxRuns int32, expires *time.Time) *discov1.Campaign {
 	id := ids.New(ids.Campaign)
 	c := &discov1.Campaign{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace, Labels: map[string]string{discov1.LabelProject: projectID(p)}},
-		Spec:       discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: units, MaxRuns: maxRuns}},
+		Spec:       discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: name, Budget: discov1.Budget{ComputeUnits: units, MaxRuns: maxRuns}},
 	}
 	if expires != nil {
 		c.Spec.Budget.ExpiresAt = &metav1.Time{Time: *expires}

@@ -2,26 +2,44 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/ledger"
 )
 
-// RunReconciler keeps a run's status: a new run is accepted as queued with its pipeline
-// stages pending, owned by its campaign, and a cancel request on a run that has not started
-// moves it to cancelled. Execution (Job or in-process executor) is added by the run and
-// governance work; until then runs wait in queued with a condition that says so.
+// RunConditionAnnounced records that the run's final state was announced (webhook events).
+const RunConditionAnnounced = "Announced"
+
+// deadlineGrace is added to a run's time limit before a run that has not finished is
+// declared stuck: the engine returns its best result when the limit expires, so a run
+// still going after the grace period is not making progress.
+const deadlineGrace = 2 * time.Minute
+
+// RunReconciler drives a run from queued to a final state: admission under the tenant's
+// concurrency limit, execution through the executor, deadline, cancellation, and the
+// turning of results into claims.
 type RunReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
-	Now      func() time.Time
+	Recorder  events.EventRecorder
+	Now       func() time.Time
+	Executor  RunExecutor
+	Blob      *blob.Bucket
+	Ledger    *ledger.Ledger
+	Events    EventPublisher
+	TimeLimit time.Duration
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs,verbs=get;list;watch;update;patch
@@ -34,12 +52,25 @@ func (r *RunReconciler) now() metav1.Time {
 	return metav1.Now()
 }
 
+func (r *RunReconciler) timeLimit() time.Duration {
+	if r.TimeLimit > 0 {
+		return r.TimeLimit
+	}
+	return DefaultRunTimeLimit
+}
+
 func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	run := &discov1.Run{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		if r.Executor != nil {
+			r.Executor.Cancel(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
+		if r.Executor != nil {
+			r.Executor.Cancel(req.NamespacedName)
+		}
 		return ctrl.Result{}, nil
 	}
 	if len(run.OwnerReferences) == 0 {
@@ -57,35 +88,185 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && previous != run.Status.Phase {
-			r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "Run"+titleCase(string(run.Status.Phase)), "Reconcile", "run is %s", run.Status.Phase)
+			kind := corev1.EventTypeNormal
+			if run.Status.Phase == discov1.RunFailed {
+				kind = corev1.EventTypeWarning
+			}
+			r.Recorder.Eventf(run, nil, kind, "Run"+titleCase(string(run.Status.Phase)), "Reconcile", "run is %s %s", run.Status.Phase, run.Status.Message)
 		}
 	}()
 	run.Status.ObservedGeneration = run.Generation
+	key := req.NamespacedName
 
 	if run.Status.Phase == "" {
-		run.Status.Phase = discov1.RunQueued
-		zero := 0.0
-		run.Status.Progress = &zero
-		run.Status.Pipeline = discov1.Pipeline{CurrentStage: discov1.PipelineStages[0]}
-		for _, name := range discov1.PipelineStages {
-			run.Status.Pipeline.Stages = append(run.Status.Pipeline.Stages, discov1.StageStatus{Name: name, Status: "pending"})
-		}
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAccepted, metav1.ConditionTrue, "Submitted", "run accepted")
+		r.initialize(run)
 	}
-
-	if _, cancel := run.Annotations[discov1.AnnotationCancelRequested]; cancel && !run.Status.Phase.Finished() && run.Status.Phase != discov1.RunRunning {
-		now := r.now()
-		run.Status.Phase = discov1.RunCancelled
-		run.Status.CompletedAt = &now
-		run.Status.Message = "cancelled before it started"
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, "Cancelled", run.Status.Message)
+	if run.Status.Phase.Finished() {
+		return ctrl.Result{}, r.announce(ctx, run)
+	}
+	if _, cancel := run.Annotations[discov1.AnnotationCancelRequested]; cancel {
+		if r.Executor != nil {
+			r.Executor.Cancel(key)
+		}
+		r.finish(run, discov1.RunCancelled, "Cancelled", "cancelled on request")
+		return ctrl.Result{}, nil
+	}
+	if resultsReady(run) {
+		return ctrl.Result{}, r.complete(ctx, run)
+	}
+	if r.Executor == nil {
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, "NoExecutor", "this manager has no run executor configured")
 		return ctrl.Result{}, nil
 	}
 
-	if run.Status.Phase == discov1.RunQueued {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, "NoExecutor", "waiting for an executor: run execution is not implemented yet")
+	switch run.Status.Phase {
+	case discov1.RunRunning:
+		if run.Status.StartedAt != nil {
+			deadline := run.Status.StartedAt.Add(r.timeLimit() + deadlineGrace)
+			if now := r.now(); now.After(deadline) {
+				r.Executor.Cancel(key)
+				r.finish(run, discov1.RunFailed, "DeadlineExceeded",
+					fmt.Sprintf("the run did not finish within its time limit of %s plus %s grace; it was stopped", r.timeLimit(), deadlineGrace))
+				return ctrl.Result{}, nil
+			}
+		}
+		if !r.Executor.Active(key) {
+			// The process that ran it is gone (restart): run it again from the start; the
+			// seed makes the result the same, and claims are derived from the run id.
+			r.Executor.Submit(run)
+		}
+		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+	case discov1.RunQueued:
+		return r.admit(ctx, run)
 	}
 	return ctrl.Result{}, nil
+}
+
+func (r *RunReconciler) initialize(run *discov1.Run) {
+	run.Status.Phase = discov1.RunQueued
+	zero := 0.0
+	run.Status.Progress = &zero
+	run.Status.Pipeline = discov1.Pipeline{CurrentStage: discov1.PipelineStages[0]}
+	for _, name := range discov1.PipelineStages {
+		run.Status.Pipeline.Stages = append(run.Status.Pipeline.Stages, discov1.StageStatus{Name: name, Status: "pending"})
+	}
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionAccepted, metav1.ConditionTrue, "Submitted", "run accepted")
+}
+
+func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason, message string) {
+	now := r.now()
+	run.Status.Phase = phase
+	run.Status.Message = message
+	run.Status.CompletedAt = &now
+	if run.Status.StartedAt != nil {
+		run.Status.DurationMS = now.Sub(run.Status.StartedAt.Time).Milliseconds()
+		run.Status.ComputeUnitsUsed = max(run.Status.ComputeUnitsUsed, computeUnits(now.Sub(run.Status.StartedAt.Time)))
+	}
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
+}
+
+// admit starts a queued run when the tenant has a free execution slot.
+func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
+	tier := discov1.TenantTierFree
+	if tenant := r.tenantOfNamespace(ctx, run.Namespace); tenant != nil {
+		tier = tenant.Spec.Tier
+	}
+	runs := &discov1.RunList{}
+	if err := r.List(ctx, runs, client.InNamespace(run.Namespace)); err != nil {
+		return ctrl.Result{}, err
+	}
+	limit := ConcurrentRunLimit(tier)
+	if n := runningCount(runs.Items); n >= limit {
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
+			fmt.Sprintf("the tenant already runs %d runs, its %s-tier limit; this run starts when one finishes", n, tier))
+		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+	}
+	if r.Executor.Submit(run) {
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Scheduled", "waiting for an executor worker")
+	}
+	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+}
+
+func (r *RunReconciler) tenantOfNamespace(ctx context.Context, namespace string) *discov1.Tenant {
+	ns := &corev1.Namespace{}
+	if err := r.Get(ctx, types.NamespacedName{Name: namespace}, ns); err != nil {
+		return nil
+	}
+	tenant := &discov1.Tenant{}
+	if err := r.Get(ctx, types.NamespacedName{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, tenant); err != nil {
+		return nil
+	}
+	return tenant
+}
+
+// complete turns stored results into claims and marks the run completed.
+func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
+	project := &discov1.Project{}
+	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.ProjectID), project); err != nil {
+		return fmt.Errorf("project %s: %w", run.Spec.ProjectID, err)
+	}
+	res, err := readResults(ctx, r.Blob, run)
+	if err != nil {
+		return fmt.Errorf("read results: %w", err)
+	}
+	m := &materializer{client: r.Client, ledger: r.Ledger, events: r.Events}
+	if _, bestID, err := m.materialize(ctx, run, project.Spec.TenantID, res); err != nil {
+		return err
+	} else if bestID != "" {
+		best := res.Claims[res.Summary.BestClaimIndex]
+		score := best.Score
+		run.Status.Summary = &discov1.RunSummary{BestClaimID: bestID, BestClaimType: best.Type, BestClaimScore: &score,
+			NegativeControlsPassed: res.Summary.NegativeControlsPassed}
+	} else {
+		run.Status.Summary = &discov1.RunSummary{NegativeControlsPassed: res.Summary.NegativeControlsPassed}
+	}
+	run.Status.ClaimsCount = int32(len(res.Claims))
+	setCondition(&run.Status.Conditions, run, RunConditionClaimsCreated, metav1.ConditionTrue, "ClaimsCreated", fmt.Sprintf("%d claims created", len(res.Claims)))
+	msg := fmt.Sprintf("%d claims", len(res.Claims))
+	if res.Summary.TimedOut {
+		msg += "; the time limit expired and the best result found by then was kept"
+	}
+	r.finish(run, discov1.RunCompleted, "Completed", msg)
+	return nil
+}
+
+// announce publishes the final state once: run.completed with claim.created for each
+// claim, or run.failed. The Announced condition makes it happen once per run.
+func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
+	if r.Events == nil || meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionAnnounced) {
+		return nil
+	}
+	project := &discov1.Project{}
+	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.ProjectID), project); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	tenant, runID := project.Spec.TenantID, ids.FromName(run.Name)
+	data := map[string]any{"run_id": runID, "project_id": run.Spec.ProjectID, "campaign_id": run.Spec.CampaignID,
+		"mode": string(run.Spec.Mode), "status": string(run.Status.Phase), "claims_count": run.Status.ClaimsCount, "duration_ms": run.Status.DurationMS}
+	switch run.Status.Phase {
+	case discov1.RunCompleted:
+		claims := &discov1.ClaimList{}
+		if err := r.List(ctx, claims, client.InNamespace(run.Namespace), client.MatchingLabels{discov1.LabelRun: runID}); err != nil {
+			return err
+		}
+		for _, c := range claims.Items {
+			if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.created", map[string]any{
+				"claim_id": ids.FromName(c.Name), "run_id": runID, "project_id": run.Spec.ProjectID,
+				"type": string(c.Spec.Type), "tier": string(c.Spec.Tier), "score": c.Spec.Score}); err != nil {
+				return err
+			}
+		}
+		if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "run.completed", data); err != nil {
+			return err
+		}
+	case discov1.RunFailed:
+		data["error"] = run.Status.Message
+		if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "run.failed", data); err != nil {
+			return err
+		}
+	}
+	setCondition(&run.Status.Conditions, run, RunConditionAnnounced, metav1.ConditionTrue, "Published", "webhook events enqueued")
+	return nil
 }
 
 func titleCase(s string) string {

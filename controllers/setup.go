@@ -7,7 +7,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/internal/ledger"
 )
 
 // Options wires optional collaborators into the reconcilers.
@@ -18,6 +20,14 @@ type Options struct {
 	OnProfiled  func(ctx context.Context, ds *discov1.Dataset)
 	// SkipIndexes is set when the caller registered internal/index already.
 	SkipIndexes bool
+
+	// Run execution: the executor (nil leaves runs queued with a NoExecutor condition),
+	// where results live, the ledger for claim entries, and webhook events.
+	Executor     RunExecutor
+	Blob         *blob.Bucket
+	Ledger       *ledger.Ledger
+	Events       EventPublisher
+	RunTimeLimit time.Duration
 }
 
 // Setup registers the field indexes and every reconciler with the manager.
@@ -29,11 +39,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	c := mgr.GetClient()
 	rec := mgr.GetEventRecorder
+	if x, ok := opts.Executor.(*LocalExecutor); ok {
+		if err := mgr.Add(x); err != nil {
+			return err
+		}
+	}
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&TenantReconciler{Client: c, Recorder: rec("tenant-controller")},
 		&ProjectReconciler{Client: c, Recorder: rec("project-controller")},
 		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Now: opts.Now, OnExhausted: opts.OnExhausted},
-		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now},
+		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now, Executor: opts.Executor,
+			Blob: opts.Blob, Ledger: opts.Ledger, Events: opts.Events, TimeLimit: opts.RunTimeLimit},
 		&ClaimReconciler{Client: c, Recorder: rec("claim-controller")},
 		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled},
 	} {

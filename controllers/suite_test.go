@@ -19,6 +19,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/store"
 )
 
 var (
@@ -27,7 +30,11 @@ var (
 	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
-	clock     = &fakeClock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	clock     = &fakeClock{t: time.Now()}
+
+	testBlob   *blob.Bucket
+	testLedger *ledger.Ledger
+	testEvents *recordingPublisher
 )
 
 func TestControllers(t *testing.T) {
@@ -56,7 +63,20 @@ var _ = BeforeSuite(func() {
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(Setup(ctx, mgr, Options{Now: clock.Now, Profiler: &fakeProfiler{}})).To(Succeed())
+	scratch := GinkgoT().TempDir()
+	testBlob, err = blob.Open(ctx, "file://"+filepath.Join(scratch, "blobs"))
+	Expect(err).NotTo(HaveOccurred())
+	testStore, err := store.Open(ctx, "sqlite://"+filepath.Join(scratch, "disco.db"))
+	Expect(err).NotTo(HaveOccurred())
+	key, err := ledger.LoadOrCreateKey(filepath.Join(scratch, "ledger.key"))
+	Expect(err).NotTo(HaveOccurred())
+	testLedger, err = ledger.New(testStore, key.Signer)
+	Expect(err).NotTo(HaveOccurred())
+	local := &LocalExecutor{Workers: 2, Exec: &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}}
+	Expect(mgr.Add(local)).To(Succeed())
+	testEvents = &recordingPublisher{}
+	Expect(Setup(ctx, mgr, Options{Now: clock.Now, Profiler: &fakeProfiler{},
+		Executor: &gatedExecutor{LocalExecutor: local}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

@@ -7,6 +7,7 @@ package ids
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"strings"
 )
@@ -61,3 +62,14 @@ func ToName(id string) string { return strings.Replace(id, "_", "-", 1) }
 
 // FromName converts a Kubernetes object name back to the id.
 func FromName(name string) string { return strings.Replace(name, "-", "_", 1) }
+
+// Derive returns a deterministic id with the given prefix from its parts: the same parts
+// always give the same id. Used where a restart must recreate an object, not duplicate it.
+func Derive(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return prefix + "_" + encoding.EncodeToString(h.Sum(nil))[:suffixSize]
+}

@@ -1,0 +1,189 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/ledger"
+)
+
+// EventPublisher announces events to webhooks (internal/webhook's Publisher).
+type EventPublisher interface {
+	Publish(ctx context.Context, tenantID, projectID, eventType string, data map[string]any) (string, error)
+}
+
+// ClaimID is the id of the i-th claim of a run: derived, so materialising results twice
+// (after a crash) finds the claims it already made.
+func ClaimID(runID string, i int) string { return derivedID(ids.Claim, runID, "claim", strconv.Itoa(i)) }
+
+// materializer turns a run's results.json into Claim objects with their ledger entries.
+type materializer struct {
+	client client.Client
+	ledger *ledger.Ledger
+	events EventPublisher
+}
+
+// materialize creates every claim of the results that does not exist yet. Each claim's
+// claim_created entry is appended before the object is created; if the process dies in
+// between, the next pass finds the entry by claim id and reuses it, so nothing is ledgered
+// twice and no claim is lost.
+func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenantID string, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
+	runID := ids.FromName(run.Name)
+	for i := range res.Claims {
+		c := &res.Claims[i]
+		id := ClaimID(runID, i)
+		if i == res.Summary.BestClaimIndex {
+			bestID = id
+		}
+		existing := &discov1.Claim{}
+		err := m.client.Get(ctx, objectKey(run.Namespace, id), existing)
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, "", err
+		}
+		entryID, err := m.ledgerClaimCreated(ctx, run, tenantID, id, c)
+		if err != nil {
+			return nil, "", err
+		}
+		claim, err := claimObject(run, id, c, entryID)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := controllerutil.SetControllerReference(run, claim, m.client.Scheme()); err != nil {
+			return nil, "", err
+		}
+		if err := m.client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, "", err
+		}
+		created = append(created, claim)
+	}
+	return created, bestID, nil
+}
+
+func (m *materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim) (string, error) {
+	if m.ledger == nil {
+		return "", nil
+	}
+	prior, err := m.ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(prior) > 0 {
+		return prior[0].ID, nil
+	}
+	controls := map[string]any{}
+	for name, r := range c.Evidence.NegativeControls {
+		controls[name] = map[string]any{"passed": r.Passed, "p_value": r.PValue}
+	}
+	entry, err := m.ledger.Append(ctx, ledger.Entry{
+		TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "claim_created",
+		ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
+		Details: map[string]any{
+			"claim_type":        c.Type,
+			"initial_tier":      string(discov1.TierExplore),
+			"truth_dial_score":  c.Score,
+			"negative_controls": controls,
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	for name, r := range c.Evidence.NegativeControls {
+		result := "failed"
+		if r.Passed {
+			result = "passed"
+		}
+		if _, err := m.ledger.Append(ctx, ledger.Entry{
+			TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "negative_control_evaluated",
+			ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
+			Details: map[string]any{"control_type": name, "result": result, "validation_dataset_id": run.Spec.DatasetID, "score": r.PValue, "p_value": r.PValue},
+		}); err != nil {
+			return "", err
+		}
+	}
+	return entry.ID, nil
+}
+
+// claimObject builds the Claim custom resource of an engine claim.
+func claimObject(run *discov1.Run, id string, c *engine.Claim, ledgerEntryID string) (*discov1.Claim, error) {
+	evidence, err := json.Marshal(c.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	score := c.Score
+	if score < 0 {
+		score = 0
+	} else if score > 1 {
+		score = 1
+	}
+	claim := &discov1.Claim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ids.ToName(id), Namespace: run.Namespace,
+			Labels: map[string]string{
+				discov1.LabelProject:  run.Spec.ProjectID,
+				discov1.LabelCampaign: run.Spec.CampaignID,
+				discov1.LabelRun:      ids.FromName(run.Name),
+			},
+		},
+		Spec: discov1.ClaimSpec{
+			ProjectID: run.Spec.ProjectID, CampaignID: run.Spec.CampaignID, RunID: ids.FromName(run.Name),
+			Type: discov1.ClaimType(c.Type), Tier: discov1.TierExplore,
+			Summary: truncate(c.Summary, 4096), Score: score,
+			Scope: discov1.ClaimScope{Variables: limit(c.Scope.Variables, 256), Domain: truncate(c.Scope.Domain, 4096),
+				ConstraintsSatisfied: limit(c.Scope.ConstraintsSatisfied, 64)},
+			Evidence:               &apiextensionsv1.JSON{Raw: evidence},
+			Expression:             truncate(c.Expression, 4096),
+			Variables:              limit(c.Variables, 256),
+			Cause:                  truncate(c.Cause, 256),
+			Effect:                 truncate(c.Effect, 256),
+			Direction:              c.Direction,
+			TemporalScope:          c.TemporalScope,
+			InterventionMarkers:    limit(c.InterventionMarkers, 64),
+			LedgerEntryID:          ledgerEntryID,
+			NegativeControlsPassed: c.Evidence.NegativeControlsPassed,
+		},
+	}
+	if tenant := run.Labels[discov1.LabelTenant]; tenant != "" {
+		claim.Labels[discov1.LabelTenant] = tenant
+	}
+	return claim, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+func limit(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// publish sends an event when a publisher is configured; a failure is reported, not fatal:
+// the event outbox is durable once enqueued, and enqueueing is retried by the next reconcile.
+func publish(ctx context.Context, p EventPublisher, tenantID, projectID, typ string, data map[string]any) error {
+	if p == nil {
+		return nil
+	}
+	if _, err := p.Publish(ctx, tenantID, projectID, typ, data); err != nil {
+		return fmt.Errorf("publish %s: %w", typ, err)
+	}
+	return nil
+}
