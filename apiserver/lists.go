@@ -27,16 +27,16 @@ type listOutput[T any] struct {
 	Body listPage[T]
 }
 
-// pageParams are the query parameters every list takes; sort is declared per list
+// PageParams are the query parameters every list takes; sort is declared per list
 // because its allowed values differ.
-type pageParams struct {
+type PageParams struct {
 	Limit  int    `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"Items per page; default 20, maximum 100."`
 	Cursor string `query:"cursor" maxLength:"4096" doc:"The next_cursor of the previous page."`
 	Order  string `query:"order" enum:"asc,desc" doc:"Sort order; default desc (newest first) for created_at, asc otherwise."`
 }
 
 // paginate sorts and pages items, converting the page to wire form.
-func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p pageParams, sortField, filter string, conv func(T) W) (*listOutput[W], error) {
+func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p PageParams, sortField, filter string, conv func(T) W) (*listOutput[W], error) {
 	req := pagination.Request{Limit: p.Limit, Cursor: p.Cursor, Sort: sortField, Order: p.Order, Filter: filter}
 	if req.Order == "" && req.Cursor == "" {
 		if sortField == "" || sortField == spec.DefaultSort {
@@ -78,7 +78,9 @@ func filterKey(kv ...string) string {
 
 // createdKey sorts by creation time. Kubernetes creation timestamps have one-second
 // resolution, so ties are common; the id breaks them.
-func createdKey(o client.Object) pagination.Key { return pagination.Time(o.GetCreationTimestamp().Time) }
+func createdKey(o client.Object) pagination.Key {
+	return pagination.Time(o.GetCreationTimestamp().Time)
+}
 
 // utc returns t in UTC, the contract's zone.
 func utc(t metav1.Time) time.Time { return t.UTC() }

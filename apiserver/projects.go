@@ -191,7 +191,7 @@ func (s *Server) createProject(ctx context.Context, in *struct {
 }
 
 type listProjectsInput struct {
-	pageParams
+	PageParams
 	Sort   string `query:"sort" enum:"created_at,updated_at,name" doc:"Field to sort by; default created_at."`
 	Status string `query:"status" enum:"active,archived" doc:"Only projects with this status."`
 }
@@ -224,14 +224,14 @@ func (s *Server) listProjects(ctx context.Context, in *listProjectsInput) (*list
 		}
 		items = append(items, pr)
 	}
-	return paginate(s, items, projectSort, in.pageParams, in.Sort, filterKey("status", in.Status), func(p *discov1.Project) Project { return projectOf(p) })
+	return paginate(s, items, projectSort, in.PageParams, in.Sort, filterKey("status", in.Status), func(p *discov1.Project) Project { return projectOf(p) })
 }
 
-type projectPath struct {
+type ProjectPath struct {
 	ProjectID string `path:"project_id" maxLength:"64" doc:"Project id (proj_ prefix)."`
 }
 
-func (s *Server) getProject(ctx context.Context, in *projectPath) (*struct{ Body Project }, error) {
+func (s *Server) getProject(ctx context.Context, in *ProjectPath) (*struct{ Body Project }, error) {
 	proj, err := s.project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ type governancePatch struct {
 }
 
 func (s *Server) updateProject(ctx context.Context, in *struct {
-	projectPath
+	ProjectPath
 	Body    projectPatch
 	RawBody []byte
 }) (*struct{ Body Project }, error) {

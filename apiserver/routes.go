@@ -4,4 +4,7 @@ package apiserver
 func (s *Server) registerRoutes() {
 	s.registerDocs()
 	s.registerProjects()
+	s.registerCampaigns()
+	s.registerDatasets()
+	s.registerRuns()
 }

@@ -167,7 +167,7 @@ func (s *Server) newAPI() huma.API {
 	}
 	cfg.Transformers = []huma.Transformer{s.completeErrors}
 	api := humago.NewWithPrefix(s.mux, "/v1", cfg)
-	api.UseMiddleware(s.authorize, s.deprecation)
+	api.UseMiddleware(s.authorize, s.deprecation, s.rawAccess)
 	return api
 }
 

@@ -1,0 +1,144 @@
+package apiserver
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/pagination"
+)
+
+type Artifact struct {
+	ID        string    `json:"id" example:"art_abcdefghijklmnopqrstuvwxyz"`
+	RunID     string    `json:"run_id"`
+	Name      string    `json:"name"`
+	Kind      string    `json:"kind" enum:"plot,model,table,report"`
+	MediaType string    `json:"media_type"`
+	SizeBytes int64     `json:"size_bytes"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type artifactItem struct {
+	runID string
+	ref   discov1.ArtifactRef
+}
+
+func artifactOf(a artifactItem) Artifact {
+	return Artifact{
+		ID: a.ref.ID, RunID: a.runID, Name: a.ref.Name, Kind: a.ref.Kind, MediaType: a.ref.MediaType,
+		SizeBytes: a.ref.SizeBytes, SHA256: a.ref.SHA256, CreatedAt: utc(a.ref.CreatedAt),
+	}
+}
+
+var artifactSort = pagination.Spec[artifactItem]{
+	Fields: map[string]func(artifactItem) pagination.Key{
+		"created_at": func(a artifactItem) pagination.Key { return pagination.Time(a.ref.CreatedAt.Time) },
+		"name":       func(a artifactItem) pagination.Key { return pagination.String(a.ref.Name) },
+		"size_bytes": func(a artifactItem) pagination.Key { return pagination.Number(float64(a.ref.SizeBytes)) },
+	},
+	DefaultSort: "created_at", DefaultOrder: pagination.Asc,
+	ID: func(a artifactItem) string { return a.ref.ID },
+}
+
+func (s *Server) registerArtifacts(runBase string) {
+	register(s, huma.Operation{
+		OperationID: "listArtifacts", Method: http.MethodGet, Path: runBase + "/artifacts",
+		Summary: "List a run's artifacts", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
+	}, auth.RunsRead, s.listArtifacts)
+	register(s, huma.Operation{
+		OperationID: "getArtifactContent", Method: http.MethodGet, Path: runBase + "/artifacts/{artifact_id}/content",
+		Summary: "Download an artifact", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
+		Responses: map[string]*huma.Response{"200": {
+			Description: "The artifact's bytes, with its media type.",
+			Content:     map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary"}}},
+		}},
+	}, auth.RunsRead, s.getArtifactContent)
+}
+
+type listArtifactsInput struct {
+	RunPath
+	PageParams
+	Sort string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at ascending."`
+	Kind string `query:"kind" enum:"plot,model,table,report" doc:"Only artifacts of this kind."`
+}
+
+func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*listOutput[Artifact], error) {
+	r, err := s.run(ctx, &in.RunPath)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]artifactItem, 0, len(r.Status.Artifacts))
+	for _, a := range r.Status.Artifacts {
+		if in.Kind == "" || a.Kind == in.Kind {
+			items = append(items, artifactItem{runID: in.RunID, ref: a})
+		}
+	}
+	return paginate(s, items, artifactSort, in.PageParams, in.Sort, filterKey("kind", in.Kind), artifactOf)
+}
+
+func (s *Server) getArtifactContent(ctx context.Context, in *struct {
+	RunPath
+	ArtifactID string `path:"artifact_id" maxLength:"64"`
+}) (*huma.StreamResponse, error) {
+	r, err := s.run(ctx, &in.RunPath)
+	if err != nil {
+		return nil, err
+	}
+	var ref *discov1.ArtifactRef
+	for i := range r.Status.Artifacts {
+		if r.Status.Artifacts[i].ID == in.ArtifactID {
+			ref = &r.Status.Artifacts[i]
+		}
+	}
+	if ref == nil {
+		return nil, apierror.NotFound("artifact", in.ArtifactID)
+	}
+	if s.opts.Blob == nil {
+		return nil, apierror.NotImplemented("artifact storage")
+	}
+	rc, err := s.opts.Blob.Get(ctx, ref.Key)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer rc.Close()
+		mt := ref.MediaType
+		if mt == "" {
+			mt = "application/octet-stream"
+		}
+		hctx.SetHeader("Content-Type", mt)
+		hctx.SetHeader("Content-Length", strconv.FormatInt(ref.SizeBytes, 10))
+		hctx.SetHeader("ETag", `"`+ref.SHA256+`"`)
+		hctx.SetHeader("X-Content-Type-Options", "nosniff")
+		hctx.SetHeader("Content-Disposition", `attachment; filename="`+safeFileName(ref.Name)+`"`)
+		hctx.SetStatus(http.StatusOK)
+		_, _ = io.Copy(hctx.BodyWriter(), rc)
+	}}, nil
+}
+
+// safeFileName keeps a name usable in a Content-Disposition header: no path, quotes or
+// control characters.
+func safeFileName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' || r == ';' {
+			return '_'
+		}
+		return r
+	}, name)
+	if name == "" || name == "." || name == ".." {
+		return "artifact"
+	}
+	return name
+}

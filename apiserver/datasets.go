@@ -1,0 +1,519 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/danielgtaylor/huma/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/index"
+)
+
+// Supported dataset formats.
+var datasetFormats = []string{"parquet", "csv"}
+
+type Dataset struct {
+	ID           string    `json:"id" example:"ds_abcdefghijklmnopqrstuvwxyz"`
+	ProjectID    string    `json:"project_id"`
+	Name         string    `json:"name"`
+	Format       string    `json:"format" enum:"parquet,csv"`
+	Status       string    `json:"status" enum:"profiling,ready,failed"`
+	SizeBytes    int64     `json:"size_bytes"`
+	SHA256       string    `json:"sha256" doc:"Hex SHA-256 of the uploaded file."`
+	Rows         int64     `json:"rows" doc:"Row count; 0 until profiled."`
+	Columns      int32     `json:"columns" doc:"Column count; 0 until profiled."`
+	Variables    []string  `json:"variables"`
+	CreatedAt    time.Time `json:"created_at"`
+	CreatedBy    string    `json:"created_by"`
+	ProfileReady bool      `json:"profile_ready"`
+	Message      string    `json:"message,omitempty" doc:"Why profiling failed."`
+}
+
+func datasetPhase(d *discov1.Dataset) discov1.DatasetPhase {
+	if d.Status.Phase == "" {
+		return discov1.DatasetProfiling
+	}
+	return d.Status.Phase
+}
+
+func datasetOf(d *discov1.Dataset) Dataset {
+	vars := d.Status.Variables
+	if len(vars) == 0 {
+		vars = d.Spec.Variables
+	}
+	if vars == nil {
+		vars = []string{}
+	}
+	phase := datasetPhase(d)
+	return Dataset{
+		ID:           ids.FromName(d.Name),
+		ProjectID:    d.Spec.ProjectID,
+		Name:         d.Spec.DisplayName,
+		Format:       d.Spec.Format,
+		Status:       string(phase),
+		SizeBytes:    d.Spec.SizeBytes,
+		SHA256:       d.Spec.SHA256,
+		Rows:         d.Status.Rows,
+		Columns:      d.Status.Columns,
+		Variables:    vars,
+		CreatedAt:    utc(d.CreationTimestamp),
+		CreatedBy:    d.Spec.CreatedBy,
+		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
+		Message:      d.Status.Message,
+	}
+}
+
+type ColumnProfile struct {
+	Name      string   `json:"name"`
+	DType     string   `json:"dtype"`
+	Mean      *float64 `json:"mean"`
+	Std       *float64 `json:"std"`
+	NullCount int      `json:"null_count"`
+}
+
+type DataQuality struct {
+	Completeness    float64 `json:"completeness"`
+	DuplicateRows   int     `json:"duplicate_rows"`
+	OutlierFraction float64 `json:"outlier_fraction"`
+}
+
+type DatasetProfile struct {
+	DatasetID   string          `json:"dataset_id"`
+	Status      string          `json:"status" enum:"ready"`
+	RowCount    int             `json:"row_count"`
+	ColumnCount int             `json:"column_count"`
+	Columns     []ColumnProfile `json:"columns"`
+	Quality     DataQuality     `json:"quality"`
+	ProfiledAt  *time.Time      `json:"profiled_at"`
+}
+
+// datasetMetadata is the JSON text part of an upload.
+type datasetMetadata struct {
+	Name      string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Format    string   `json:"format" required:"true"`
+	Variables []string `json:"variables,omitempty" maxItems:"4096"`
+}
+
+func (s *Server) registerDatasets() {
+	register(s, huma.Operation{
+		OperationID: "uploadDataset", Method: http.MethodPost, Path: "/projects/{project_id}/datasets",
+		Summary: "Upload a dataset", Tags: []string{"Datasets"}, DefaultStatus: http.StatusCreated,
+		Description: "multipart/form-data with a binary part `file` and a JSON text part `metadata` " +
+			"({name, format, variables}). Formats: parquet, csv. The file is streamed to storage; the " +
+			"dataset starts in status profiling and becomes ready when profiling ends.",
+		Errors:   []int{http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity},
+		Metadata: map[string]any{metaRaw: true},
+	}, auth.DatasetsWrite, s.uploadDataset)
+	s.documentUpload()
+
+	register(s, huma.Operation{
+		OperationID: "listDatasets", Method: http.MethodGet, Path: "/projects/{project_id}/datasets",
+		Summary: "List a project's datasets", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
+	}, auth.DatasetsRead, s.listDatasets)
+	register(s, huma.Operation{
+		OperationID: "getDataset", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}",
+		Summary: "Get a dataset", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
+	}, auth.DatasetsRead, s.getDataset)
+	register(s, huma.Operation{
+		OperationID: "getDatasetProfile", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}/profile",
+		Summary: "Get a dataset's profile", Tags: []string{"Datasets"},
+		Description: "Answers 409 dataset_not_ready while the dataset is profiling (or if profiling failed).",
+		Errors:      []int{http.StatusNotFound, http.StatusConflict},
+	}, auth.DatasetsRead, s.getDatasetProfile)
+}
+
+// documentUpload describes the multipart body in OpenAPI. The operation itself declares
+// no body, so huma never reads it: the handler streams it.
+func (s *Server) documentUpload() {
+	op := s.api.OpenAPI().Paths["/projects/{project_id}/datasets"].Post
+	op.RequestBody = &huma.RequestBody{
+		Required: true,
+		Content: map[string]*huma.MediaType{"multipart/form-data": {
+			Schema: &huma.Schema{
+				Type:     "object",
+				Required: []string{"file", "metadata"},
+				Properties: map[string]*huma.Schema{
+					"file":     {Type: "string", Format: "binary", Description: "The dataset file."},
+					"metadata": s.api.OpenAPI().Components.Schemas.Schema(reflectTypeOf[datasetMetadata](), true, "DatasetMetadata"),
+				},
+			},
+			Encoding: map[string]*huma.Encoding{"metadata": {ContentType: "application/json"}},
+		}},
+	}
+}
+
+type datasetOutput struct {
+	Location string `header:"Location"`
+	Body     Dataset
+}
+
+func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOutput, error) {
+	p, t := who(ctx)
+	w, r := rawRequest(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if s.opts.Blob == nil {
+		return nil, apierror.NotImplemented("dataset storage")
+	}
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, apierror.New(http.StatusUnsupportedMediaType, apierror.CodeUnsupportedMedia,
+			"dataset upload takes multipart/form-data with parts file and metadata")
+	}
+	limit := s.opts.MaxUploadBytes
+	// The multipart framing and the metadata part ride on top of the file.
+	r.Body = http.MaxBytesReader(w, r.Body, limit+1<<20)
+	mr := multipart.NewReader(r.Body, params["boundary"])
+
+	id := ids.New(ids.Dataset)
+	key := "datasets/" + in.ProjectID + "/" + id + "/data"
+	var (
+		meta            *datasetMetadata
+		stored          bool
+		size            int64
+		sum             string
+		sniff           *sniffer
+		fileName        string
+		succeeded       bool
+		metaParseFailed *apiError
+	)
+	// Nothing half-stored: unless the dataset object is created, the file goes.
+	defer func() {
+		if stored && !succeeded {
+			_ = s.opts.Blob.Delete(context.WithoutCancel(ctx), key)
+		}
+	}()
+	tooLarge := func() error {
+		return apierror.New(http.StatusRequestEntityTooLarge, apierror.CodePayloadTooLarge,
+			"the dataset exceeds the upload limit of %d bytes", limit).With("limit_bytes", limit)
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, tooLarge()
+			}
+			return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the multipart body could not be read: %v", err)
+		}
+		switch part.FormName() {
+		case "metadata":
+			if meta != nil {
+				return nil, apierror.Invalid("body.metadata", "given twice")
+			}
+			m, perr := parseMetadata(part)
+			if perr != nil {
+				metaParseFailed = perr
+				meta = &datasetMetadata{}
+				continue
+			}
+			meta = m
+			// Refuse an unsupported format before taking the file.
+			if !stored && !supportedFormat(meta.Format) {
+				return nil, formatUnsupported(meta.Format)
+			}
+		case "file":
+			if stored {
+				return nil, apierror.Invalid("body.file", "given twice")
+			}
+			fileName = part.FileName()
+			sniff = &sniffer{}
+			size, sum, err = s.opts.Blob.PutStream(ctx, key, io.TeeReader(part, sniff), limit)
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.Is(err, blob.ErrTooLarge) || errors.As(err, &mbe) {
+					return nil, tooLarge()
+				}
+				if errors.Is(err, multipart.ErrMessageTooLarge) || strings.Contains(err.Error(), "multipart") {
+					return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the file part could not be read: %v", err)
+				}
+				return nil, internalError(err)
+			}
+			stored = true
+		default:
+			// Unknown parts are ignored, as unknown JSON fields are.
+			_, _ = io.Copy(io.Discard, part)
+		}
+	}
+	if metaParseFailed != nil {
+		return nil, metaParseFailed
+	}
+	var missing []apierror.Field
+	if !stored {
+		missing = append(missing, apierror.Field{Field: "body.file", Message: "required part is missing"})
+	}
+	if meta == nil {
+		missing = append(missing, apierror.Field{Field: "body.metadata", Message: "required part is missing"})
+	}
+	if len(missing) > 0 {
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the upload needs the parts file and metadata").With("fields", missing)
+	}
+	if !supportedFormat(meta.Format) {
+		return nil, formatUnsupported(meta.Format)
+	}
+	if reason := sniff.check(meta.Format, size); reason != "" {
+		return nil, apierror.New(http.StatusUnprocessableEntity, apierror.CodeDatasetUnreadable,
+			"the file is not readable as %s: %s", meta.Format, reason).With("reason", reason).With("format", meta.Format)
+	}
+
+	ds := &discov1.Dataset{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ids.ToName(id), Namespace: t.Namespace,
+			Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelDataset, id),
+		},
+		Spec: discov1.DatasetSpec{
+			ProjectID:   in.ProjectID,
+			DisplayName: meta.Name,
+			Format:      meta.Format,
+			BlobKey:     key,
+			SizeBytes:   size,
+			SHA256:      sum,
+			Variables:   meta.Variables,
+			CreatedBy:   p.Actor,
+		},
+	}
+	if fileName != "" {
+		// The client's file name is kept only as a note; it never becomes part of a
+		// storage key, so "../../etc/passwd" is just a string.
+		ds.Annotations = map[string]string{"api.disco.dev/filename": truncate(fileName, 255)}
+	}
+	if err := s.opts.Client.Create(ctx, ds); err != nil {
+		return nil, writeErrorOf(err, "dataset", id)
+	}
+	succeeded = true
+	s.awaitCache(ctx, ds, "")
+	return &datasetOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: datasetOf(ds)}, nil
+}
+
+func supportedFormat(f string) bool {
+	for _, v := range datasetFormats {
+		if f == v {
+			return true
+		}
+	}
+	return false
+}
+
+func formatUnsupported(f string) *apiError {
+	return apierror.New(http.StatusUnprocessableEntity, apierror.CodeFormatUnsupported,
+		"dataset format %q is not supported; use parquet or csv", f).With("format", f).With("supported", datasetFormats)
+}
+
+func parseMetadata(part io.Reader) (*datasetMetadata, *apiError) {
+	raw, err := io.ReadAll(io.LimitReader(part, 256<<10+1))
+	if err != nil {
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the metadata part could not be read")
+	}
+	if len(raw) > 256<<10 {
+		return nil, apierror.Invalid("body.metadata", "longer than 256 KiB")
+	}
+	var m datasetMetadata
+	if err := json.Unmarshal(raw, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, apierror.Invalid("body.metadata."+te.Field, "expected "+te.Type.String())
+		}
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the metadata part is not valid JSON: %v", err)
+	}
+	var fields []apierror.Field
+	if strings.TrimSpace(m.Name) == "" || len(m.Name) > 200 {
+		fields = append(fields, apierror.Field{Field: "body.metadata.name", Message: "required, 1 to 200 characters"})
+	}
+	if m.Format == "" {
+		fields = append(fields, apierror.Field{Field: "body.metadata.format", Message: "required (parquet or csv)"})
+	}
+	if len(m.Variables) > 4096 {
+		fields = append(fields, apierror.Field{Field: "body.metadata.variables", Message: "at most 4096 variables"})
+	}
+	if len(fields) > 0 {
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the metadata part is invalid").With("fields", fields)
+	}
+	m.Format = strings.ToLower(m.Format)
+	return &m, nil
+}
+
+// sniffer keeps the head and tail of a stream, enough to tell whether a file looks like
+// its declared format without reading it twice. Full parsing is profiling's job.
+type sniffer struct {
+	head []byte
+	tail [4]byte
+	n    int64
+}
+
+const sniffHead = 64 << 10
+
+func (s *sniffer) Write(p []byte) (int, error) {
+	if room := sniffHead - len(s.head); room > 0 {
+		s.head = append(s.head, p[:min(room, len(p))]...)
+	}
+	for _, b := range p[max(0, len(p)-4):] {
+		copy(s.tail[:], s.tail[1:])
+		s.tail[3] = b
+	}
+	s.n += int64(len(p))
+	return len(p), nil
+}
+
+// check returns why the file cannot be the format, or "".
+func (s *sniffer) check(format string, size int64) string {
+	if size == 0 {
+		return "the file is empty"
+	}
+	switch format {
+	case "parquet":
+		if size < 12 || !bytes.HasPrefix(s.head, []byte("PAR1")) || string(s.tail[:]) != "PAR1" {
+			return "missing the Parquet magic bytes PAR1 at the start and end"
+		}
+	case "csv":
+		head := s.head
+		if bytes.HasPrefix(head, []byte("PAR1")) {
+			return "the file is Parquet, not CSV"
+		}
+		if bytes.IndexByte(head, 0) >= 0 {
+			return "the file contains NUL bytes; it is binary, not CSV text"
+		}
+		if int64(len(head)) < size {
+			// The head may end inside a multi-byte character.
+			for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
+				head = head[:len(head)-1]
+			}
+		}
+		if !utf8.Valid(head) {
+			return "the file is not UTF-8 text"
+		}
+		if int64(len(s.head)) == sniffHead && bytes.IndexByte(s.head, '\n') < 0 {
+			return "no line break in the first 64 KiB; the header line is too long or the file is not CSV"
+		}
+	}
+	return ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+type listDatasetsInput struct {
+	ProjectPath
+	PageParams
+	Sort   string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at."`
+	Status string `query:"status" enum:"profiling,ready,failed" doc:"Only datasets with this status."`
+	Format string `query:"format" enum:"parquet,csv" doc:"Only datasets of this format."`
+}
+
+var datasetSort = pagination.Spec[*discov1.Dataset]{
+	Fields: map[string]func(*discov1.Dataset) pagination.Key{
+		"created_at": func(d *discov1.Dataset) pagination.Key { return createdKey(d) },
+		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.Spec.DisplayName)) },
+		"size_bytes": func(d *discov1.Dataset) pagination.Key { return pagination.Number(float64(d.Spec.SizeBytes)) },
+	},
+	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
+	ID: func(d *discov1.Dataset) string { return d.Name },
+}
+
+func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*listOutput[Dataset], error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	var list discov1.DatasetList
+	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
+		return nil, internalError(err)
+	}
+	items := make([]*discov1.Dataset, 0, len(list.Items))
+	for i := range list.Items {
+		d := &list.Items[i]
+		if d.DeletionTimestamp != nil || (in.Status != "" && string(datasetPhase(d)) != in.Status) || (in.Format != "" && d.Spec.Format != in.Format) {
+			continue
+		}
+		items = append(items, d)
+	}
+	return paginate(s, items, datasetSort, in.PageParams, in.Sort, filterKey("status", in.Status, "format", in.Format), datasetOf)
+}
+
+type DatasetPath struct {
+	ProjectPath
+	DatasetID string `path:"dataset_id" maxLength:"64" doc:"Dataset id (ds_ prefix)."`
+}
+
+// dataset loads a dataset of a reachable project.
+func (s *Server) dataset(ctx context.Context, projectID, id string) (*discov1.Dataset, error) {
+	if _, err := s.project(ctx, projectID); err != nil {
+		return nil, err
+	}
+	var d discov1.Dataset
+	if err := s.getIn(ctx, "dataset", ids.Dataset, id, &d); err != nil {
+		return nil, err
+	}
+	if d.Spec.ProjectID != projectID {
+		return nil, apierror.NotFound("dataset", id)
+	}
+	return &d, nil
+}
+
+func (s *Server) getDataset(ctx context.Context, in *DatasetPath) (*struct{ Body Dataset }, error) {
+	d, err := s.dataset(ctx, in.ProjectID, in.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body Dataset }{Body: datasetOf(d)}, nil
+}
+
+func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struct{ Body DatasetProfile }, error) {
+	d, err := s.dataset(ctx, in.ProjectID, in.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	if datasetPhase(d) != discov1.DatasetReady || d.Status.ProfileKey == "" {
+		e := apierror.New(http.StatusConflict, apierror.CodeDatasetNotReady, "the dataset is %s; its profile is not available", datasetPhase(d)).
+			With("dataset_id", in.DatasetID).With("status", string(datasetPhase(d)))
+		if d.Status.Message != "" {
+			e.With("reason", d.Status.Message)
+		}
+		return nil, e
+	}
+	if s.opts.Blob == nil {
+		return nil, apierror.NotImplemented("dataset storage")
+	}
+	rc, err := s.opts.Blob.Get(ctx, d.Status.ProfileKey)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	defer rc.Close()
+	var prof DatasetProfile
+	if err := json.NewDecoder(io.LimitReader(rc, 64<<20)).Decode(&prof); err != nil {
+		return nil, internalError(err)
+	}
+	prof.DatasetID = in.DatasetID
+	prof.Status = string(discov1.DatasetReady)
+	if prof.Columns == nil {
+		prof.Columns = []ColumnProfile{}
+	}
+	if d.Status.ProfiledAt != nil {
+		prof.ProfiledAt = utcPtr(d.Status.ProfiledAt)
+	}
+	return &struct{ Body DatasetProfile }{Body: prof}, nil
+}
