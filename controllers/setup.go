@@ -39,6 +39,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	c := mgr.GetClient()
 	rec := mgr.GetEventRecorder
+	if opts.Events != nil {
+		if opts.OnProfiled == nil {
+			opts.OnProfiled = datasetProfiledEvent(c, opts.Events)
+		}
+		if opts.OnExhausted == nil {
+			opts.OnExhausted = budgetExhaustedEvent(c, opts.Events)
+		}
+	}
 	if x, ok := opts.Executor.(*LocalExecutor); ok {
 		if err := mgr.Add(x); err != nil {
 			return err

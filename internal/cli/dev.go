@@ -24,7 +24,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
-	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
 )
@@ -129,13 +128,13 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := controllers.Setup(ctx, mgr, controllers.Options{
-		Profiler:    &controllers.BlobProfiler{Blob: b.blob, ScratchDir: filepath.Join(dir, "tmp")},
-		SkipIndexes: true,
-	}); err != nil {
+	scratch := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return err
 	}
-	os.MkdirAll(filepath.Join(dir, "tmp"), 0o700)
+	if err := setupRuns(ctx, mgr, b, scratch, true); err != nil {
+		return err
+	}
 
 	direct, err := client.New(cp.config, client.Options{Scheme: scheme})
 	if err != nil {

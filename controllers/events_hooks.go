@@ -1,0 +1,53 @@
+package controllers
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
+)
+
+// tenantOfProject finds the tenant id of a project for event routing.
+func tenantOfProject(ctx context.Context, c client.Client, namespace, projectID string) (string, bool) {
+	p := &discov1.Project{}
+	if err := c.Get(ctx, objectKey(namespace, projectID), p); err != nil {
+		return "", false
+	}
+	return p.Spec.TenantID, true
+}
+
+// datasetProfiledEvent publishes dataset.profiled after a dataset's final status is stored.
+func datasetProfiledEvent(c client.Client, events EventPublisher) func(context.Context, *discov1.Dataset) {
+	return func(ctx context.Context, ds *discov1.Dataset) {
+		tenant, ok := tenantOfProject(ctx, c, ds.Namespace, ds.Spec.ProjectID)
+		if !ok {
+			return
+		}
+		err := publish(ctx, events, tenant, ds.Spec.ProjectID, "dataset.profiled", map[string]any{
+			"dataset_id": ids.FromName(ds.Name), "project_id": ds.Spec.ProjectID, "status": string(ds.Status.Phase),
+			"rows": ds.Status.Rows, "columns": ds.Status.Columns, "message": ds.Status.Message})
+		if err != nil {
+			log.FromContext(ctx).Error(err, "dataset.profiled not published", "dataset", ds.Name)
+		}
+	}
+}
+
+// budgetExhaustedEvent publishes budget.exhausted once, when a campaign stops accepting runs.
+func budgetExhaustedEvent(c client.Client, events EventPublisher) func(context.Context, *discov1.Campaign, string) {
+	return func(ctx context.Context, camp *discov1.Campaign, constraint string) {
+		tenant, ok := tenantOfProject(ctx, c, camp.Namespace, camp.Spec.ProjectID)
+		if !ok {
+			return
+		}
+		err := publish(ctx, events, tenant, camp.Spec.ProjectID, "budget.exhausted", map[string]any{
+			"campaign_id": ids.FromName(camp.Name), "project_id": camp.Spec.ProjectID, "status": string(camp.Status.Phase),
+			"constraint": constraint, "compute_units": camp.Spec.Budget.ComputeUnits, "compute_units_used": camp.Status.ComputeUnitsUsed,
+			"max_runs": camp.Spec.Budget.MaxRuns, "runs_completed": camp.Status.RunsCompleted})
+		if err != nil {
+			log.FromContext(ctx).Error(err, "budget.exhausted not published", "campaign", camp.Name)
+		}
+	}
+}
