@@ -66,6 +66,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		m := constantModel(y[0], 0, varY)
 		return &Result{Best: m, Front: []*Model{m}}, nil
 	}
+	p.setSearchRows(s.seed)
 
 	var seeds []tree
 	if seeding {
@@ -97,7 +98,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 
 		// Once an exact model exists, keep going only while the simplest
 		// exact model is still getting simpler.
-		if sz := simplestExact(&global, varY); sz >= 0 {
+		if sz := simplestExact(&global, p.searchVarY); sz >= 0 {
 			if sz == exactSize {
 				stall++
 			} else {

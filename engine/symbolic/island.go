@@ -1,18 +1,55 @@
 package symbolic
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
 
 // problem is the read-only data every island shares.
 type problem struct {
-	cols  [][]float64
+	cols  [][]float64 // all rows
 	y     []float64
 	varY  float64
 	names []string
 	g     *grammar
 	s     settings
+
+	// The evolutionary search scores individuals on a fixed random subset
+	// of at most maxSearchRows rows: selection only needs to rank them,
+	// and the saved time buys more generations. Constants of the final
+	// front are refitted and models scored on all rows.
+	searchCols [][]float64
+	searchY    []float64
+	searchVarY float64
+}
+
+// maxSearchRows bounds the rows used during evolution.
+const maxSearchRows = 400
+
+// setSearchRows draws the search subset deterministically from seed.
+func (p *problem) setSearchRows(seed int64) {
+	n := len(p.y)
+	if n <= maxSearchRows {
+		p.searchCols, p.searchY, p.searchVarY = p.cols, p.y, p.varY
+		return
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5EED))
+	rows := rng.Perm(n)[:maxSearchRows]
+	slices.Sort(rows)
+	p.searchCols = make([][]float64, len(p.cols))
+	for j, c := range p.cols {
+		p.searchCols[j] = make([]float64, len(rows))
+		for k, i := range rows {
+			p.searchCols[j][k] = c[i]
+		}
+	}
+	p.searchY = make([]float64, len(rows))
+	for k, i := range rows {
+		p.searchY[k] = p.y[i]
+	}
+	_, sd := meanSD(p.searchY)
+	p.searchVarY = sd * sd
 }
 
 // island is one population evolving on its own RNG. Islands only exchange
@@ -26,21 +63,23 @@ type island struct {
 	opt   *constOptimizer
 	front paretoFront
 	evals int64
+
+	sizeCount []int // individuals per complexity in pop
 }
 
 func newIsland(p *problem, seed int64, index int) *island {
 	return &island{
 		p:   p,
 		rng: rand.New(rand.NewPCG(uint64(seed), 0x9E3779B97F4A7C15*uint64(index+1))),
-		ev:  newEvaluator(p.cols, len(p.y)),
-		opt: newConstOptimizer(p.cols, p.y),
+		ev:  newEvaluator(p.searchCols, len(p.searchY)),
+		opt: newConstOptimizer(p.searchCols, p.searchY),
 	}
 }
 
 // evaluate scores t (after constant folding) and records it on the front.
 func (isl *island) evaluate(t tree) individual {
 	isl.evals++
-	ind := evaluate(isl.ev, isl.p.y, t)
+	ind := evaluate(isl.ev, isl.p.searchY, t)
 	return ind
 }
 
@@ -68,16 +107,41 @@ func (isl *island) add(t tree) {
 	isl.pop = append(isl.pop, ind)
 }
 
-// tournament returns the best of a few random members.
+// tournament returns the best of a few random members by adjusted loss.
+//
+// The adjustment is PySR's adaptive parsimony: an individual's loss is
+// multiplied by exp(scale·share of its complexity in the population), so
+// crowded sizes (usually the largest allowed ones, where bloat gathers)
+// lose tournaments and the population keeps exploring small expressions.
 func (isl *island) tournament() *individual {
 	best := &isl.pop[isl.rng.IntN(len(isl.pop))]
+	bestAdj := isl.adjusted(best)
 	for i := 1; i < isl.p.s.tournament; i++ {
 		c := &isl.pop[isl.rng.IntN(len(isl.pop))]
-		if better(c, best) {
-			best = c
+		if adj := isl.adjusted(c); adj < bestAdj || (adj == bestAdj && c.size < best.size) {
+			best, bestAdj = c, adj
 		}
 	}
 	return best
+}
+
+func (isl *island) adjusted(ind *individual) float64 {
+	share := 0.0
+	if ind.size < len(isl.sizeCount) {
+		share = float64(isl.sizeCount[ind.size]) / float64(len(isl.pop))
+	}
+	return ind.loss * math.Exp(isl.p.s.parsimony*share)
+}
+
+// countSizes refreshes the complexity histogram used by adjusted.
+func (isl *island) countSizes() {
+	isl.sizeCount = isl.sizeCount[:0]
+	for _, ind := range isl.pop {
+		for len(isl.sizeCount) <= ind.size {
+			isl.sizeCount = append(isl.sizeCount, 0)
+		}
+		isl.sizeCount[ind.size]++
+	}
 }
 
 func (isl *island) sortPopulation() {
@@ -99,6 +163,7 @@ func (isl *island) step() {
 	s := isl.p.s
 	g := isl.p.g
 	isl.sortPopulation()
+	isl.countSizes()
 	next := make([]individual, 0, s.popSize)
 	seen := make(map[uint64]bool, s.popSize)
 	for i := 0; i < s.elites && i < len(isl.pop); i++ {

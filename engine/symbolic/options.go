@@ -59,6 +59,7 @@ type settings struct {
 	islands, popSize  int
 	seed              int64
 	tournament        int     // tournament size for parent selection
+	parsimony         float64 // adaptive parsimony scale (see island.tournament)
 	crossoverRate     float64 // probability a child comes from crossover
 	elites            int     // best individuals copied unchanged each generation
 	migrationInterval int     // generations between migrations (one epoch)
@@ -75,7 +76,7 @@ func resolve(o Options) settings {
 	s := settings{
 		maxSize: o.MaxComplexity, maxDepth: o.MaxDepth, generations: o.Generations,
 		islands: o.Populations, popSize: o.PopulationSize, seed: o.Seed,
-		tournament: 5, crossoverRate: 0.5, elites: 2, migrationInterval: 10, migrants: 3,
+		tournament: 5, parsimony: 20, crossoverRate: 0.5, elites: 2, migrationInterval: 10, migrants: 3,
 		localSearchRate: 0.1, localSearchIters: 5, polishTop: 3, polishIters: 10,
 		finalIters: 50, exactStallEpochs: 3,
 	}

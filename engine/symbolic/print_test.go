@@ -50,6 +50,8 @@ func TestSimplify(t *testing.T) {
 		{eun(opSin, ebin(opAdd, econst(1), econst(2)), 0), "0.14112"},
 		{ebin(opSub, y, ebin(opMul, econst(3), x)), "y - 3*x"},
 		{ebin(opAdd, econst(0), ebin(opMul, econst(1), ebin(opMul, x, y))), "x*y"},
+		{ebin(opMul, econst(-0.5), ebin(opMul, x, ebin(opDiv, econst(1000), y))), "-500*x/y"},
+		{ebin(opMul, ebin(opDiv, econst(2), x), ebin(opDiv, econst(3), y)), "6/(x*y)"},
 	}
 	for _, c := range cases {
 		if got := format(simplify(c.e), names); got != c.want {

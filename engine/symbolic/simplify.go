@@ -60,6 +60,8 @@ func splitFactor(e *expr) (float64, *expr) {
 		return e.c, nil
 	case e.op == opMul && e.args[0].isConst():
 		return e.args[0].c, e.args[1]
+	case e.op == opDiv && e.args[0].isConst() && e.args[0].c != 1:
+		return e.args[0].c, ebin(opDiv, econst(1), e.args[1])
 	}
 	return 1, e
 }
@@ -146,6 +148,12 @@ func simplifyMul(l, r *expr) *expr {
 // mulPowers multiplies two non-constant factors, merging equal bases
 // with integer exponents: x*x → x^2, x*x^2 → x^3.
 func mulPowers(l, r *expr) *expr {
+	if isReciprocal(r) {
+		return simplifyDiv(l, r.args[1])
+	}
+	if isReciprocal(l) {
+		return simplifyDiv(r, l.args[1])
+	}
 	bl, kl := powBase(l)
 	br, kr := powBase(r)
 	if bl.equal(br) && kl == math.Trunc(kl) && kr == math.Trunc(kr) {
@@ -153,6 +161,8 @@ func mulPowers(l, r *expr) *expr {
 	}
 	return ebin(opMul, l, r)
 }
+
+func isReciprocal(e *expr) bool { return e.op == opDiv && e.args[0].isConstVal(1) }
 
 func powBase(e *expr) (*expr, float64) {
 	if e.op == opPow {
@@ -182,7 +192,12 @@ func simplifyDiv(l, r *expr) *expr {
 	case xl == nil:
 		return ebin(opDiv, econst(c), xr)
 	}
-	q := ebin(opDiv, xl, xr)
+	var q *expr
+	if isReciprocal(xl) { // (1/a)/b → 1/(a*b)
+		q = ebin(opDiv, econst(1), mulPowers(xl.args[1], xr))
+	} else {
+		q = ebin(opDiv, xl, xr)
+	}
 	if c == 1 {
 		return q
 	}
