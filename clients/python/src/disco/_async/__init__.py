@@ -1,0 +1,3 @@
+from .client import AsyncClient, AsyncPaginator
+
+__all__ = ["AsyncClient", "AsyncPaginator"]

@@ -1,0 +1,3 @@
+from .client import Client, Paginator
+
+__all__ = ["Client", "Paginator"]
