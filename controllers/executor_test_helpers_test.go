@@ -7,16 +7,40 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
 
-// gatedExecutor executes only runs whose campaign is named "exec", so the bookkeeping specs
-// can watch runs sit in queued while the execution specs run the real engine.
-type gatedExecutor struct{ *LocalExecutor }
+// gatedExecutor routes runs by their campaign's name: "exec" to the local executor, "job"
+// to the Job executor, anything else nowhere, so the bookkeeping specs can watch runs sit in
+// queued while the execution specs run the real engine or real Jobs.
+type gatedExecutor struct {
+	*LocalExecutor
+	jobs *JobExecutor
+}
+
+func (g *gatedExecutor) route(run *discov1.Run) RunExecutor {
+	c := &discov1.Campaign{}
+	if err := k8sClient.Get(context.Background(), objectKey(run.Namespace, run.Spec.CampaignID), c); err != nil {
+		return nil
+	}
+	switch c.Spec.DisplayName {
+	case "exec":
+		return g.LocalExecutor
+	case "job":
+		return g.jobs
+	}
+	return nil
+}
 
 func (g *gatedExecutor) Submit(run *discov1.Run) bool {
-	c := &discov1.Campaign{}
-	if err := k8sClient.Get(context.Background(), objectKey(run.Namespace, run.Spec.CampaignID), c); err != nil || c.Spec.DisplayName != "exec" {
-		return false
+	if x := g.route(run); x != nil {
+		return x.Submit(run)
 	}
-	return g.LocalExecutor.Submit(run)
+	return false
+}
+
+func (g *gatedExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
+	if x, ok := g.route(run).(*JobExecutor); ok {
+		return x.Failure(ctx, run)
+	}
+	return "", false
 }
 
 type publishedEvent struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,6 +118,13 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	if r.Executor == nil {
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, "NoExecutor", "this manager has no run executor configured")
 		return ctrl.Result{}, nil
+	}
+
+	if fr, ok := r.Executor.(FailureReporter); ok {
+		if msg, failed := fr.Failure(ctx, run); failed {
+			r.finish(run, discov1.RunFailed, "ExecutorFailed", msg)
+			return ctrl.Result{}, nil
+		}
 	}
 
 	switch run.Status.Phase {
@@ -277,5 +285,6 @@ func titleCase(s string) string {
 }
 
 func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Named("run").Complete(r)
+	// Jobs are watched whatever the executor: a Job's end is what moves a cluster run on.
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Owns(&batchv1.Job{}).Named("run").Complete(r)
 }

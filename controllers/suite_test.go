@@ -35,6 +35,9 @@ var (
 	testBlob   *blob.Bucket
 	testLedger *ledger.Ledger
 	testEvents *recordingPublisher
+	testJobs   *JobExecutor
+	// testExecution plays the Job's pod: what `disco engine run` does inside it.
+	testExecution *Execution
 )
 
 func TestControllers(t *testing.T) {
@@ -75,8 +78,10 @@ var _ = BeforeSuite(func() {
 	local := &LocalExecutor{Workers: 2, Exec: &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}}
 	Expect(mgr.Add(local)).To(Succeed())
 	testEvents = &recordingPublisher{}
+	testJobs = &JobExecutor{Client: mgr.GetClient(), Image: "disco:test", ServiceAccountName: "disco-engine", BlobURL: "file:///blobs", TimeLimit: time.Minute}
+	testExecution = &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
 	Expect(Setup(ctx, mgr, Options{Now: clock.Now, Profiler: &fakeProfiler{},
-		Executor: &gatedExecutor{LocalExecutor: local}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
+		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

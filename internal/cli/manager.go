@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,15 +15,21 @@ import (
 
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/index"
 )
 
 type managerOptions struct {
-	metricsAddr string
-	probeAddr   string
-	leaderElect bool
-	leaderNS    string
-	blobURL     string
-	verbose     bool
+	metricsAddr   string
+	probeAddr     string
+	leaderElect   bool
+	leaderNS      string
+	blobURL       string
+	dsn           string
+	ledgerKeyPath string
+	executor      string
+	engineImage   string
+	engineSA      string
+	verbose       bool
 }
 
 func newManagerCommand() *cobra.Command {
@@ -42,6 +49,11 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so only one replica reconciles")
 	cmd.Flags().StringVar(&o.leaderNS, "leader-election-namespace", "", "namespace of the leader lease (default: the pod's)")
 	cmd.Flags().StringVar(&o.blobURL, "blob-url", os.Getenv("DISCO_BLOB_URL"), "blob store for datasets and results (file:///dir or s3://bucket?...); empty disables profiling")
+	cmd.Flags().StringVar(&o.dsn, "store-dsn", os.Getenv("DISCO_STORE_DSN"), "SQL store (ledger, webhook outbox); with --blob-url it enables run execution")
+	cmd.Flags().StringVar(&o.ledgerKeyPath, "ledger-key", "/var/run/disco/ledger.key", "ed25519 key file that signs ledger checkpoints")
+	cmd.Flags().StringVar(&o.executor, "executor", "job", "how runs execute: job (a batch/v1 Job per run) or local (in this process)")
+	cmd.Flags().StringVar(&o.engineImage, "engine-image", os.Getenv("DISCO_ENGINE_IMAGE"), "image of run Jobs (the disco image)")
+	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "service account of run Jobs (reads runs and datasets, patches run status)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
 	return cmd
 }
@@ -67,17 +79,45 @@ func runManager(ctx context.Context, o managerOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := controllers.Options{}
-	if o.blobURL != "" {
+	switch {
+	case o.blobURL != "" && o.dsn != "":
+		b, err := openBackends(ctx, o.dsn, o.blobURL, o.ledgerKeyPath)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+		var executor controllers.RunExecutor
+		switch o.executor {
+		case "local":
+			executor = &controllers.LocalExecutor{Exec: &controllers.Execution{Client: mgr.GetClient(), Blob: b.blob}}
+		case "job":
+			if o.engineImage == "" {
+				return errors.New("--engine-image (or DISCO_ENGINE_IMAGE) is required with --executor=job")
+			}
+			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL}
+		default:
+			return fmt.Errorf("--executor %q: use job or local", o.executor)
+		}
+		if err := setupControllers(ctx, mgr, b, "", executor, false); err != nil {
+			return err
+		}
+	case o.blobURL != "":
 		b, err := blob.Open(ctx, o.blobURL)
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		opts.Profiler = &controllers.BlobProfiler{Blob: b}
-	}
-	if err := controllers.Setup(ctx, mgr, opts); err != nil {
-		return err
+		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b}}); err != nil {
+			return err
+		}
+	default:
+		// Without stores the controllers keep status only; runs wait with a NoExecutor condition.
+		if err := controllers.Setup(ctx, mgr, controllers.Options{}); err != nil {
+			return err
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

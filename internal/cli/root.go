@@ -16,6 +16,8 @@ func NewRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), enginecli.NewCommand(), newMCPCommand(), newUsersCommand())
+	engine := enginecli.NewCommand()
+	engine.AddCommand(newEngineRunCommand())
+	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand())
 	return root
 }
