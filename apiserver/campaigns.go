@@ -187,7 +187,9 @@ type listCampaignsInput struct {
 var campaignSort = pagination.Spec[*discov1.Campaign]{
 	Fields: map[string]func(*discov1.Campaign) pagination.Key{
 		"created_at": func(c *discov1.Campaign) pagination.Key { return createdKey(c) },
-		"name":       func(c *discov1.Campaign) pagination.Key { return pagination.String(strings.ToLower(c.Spec.DisplayName)) },
+		"name": func(c *discov1.Campaign) pagination.Key {
+			return pagination.String(strings.ToLower(c.Spec.DisplayName))
+		},
 	},
 	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
 	ID: func(c *discov1.Campaign) string { return c.Name },

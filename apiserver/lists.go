@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ type listPage[T any] struct {
 	Data       []T    `json:"data"`
 	HasMore    bool   `json:"has_more" doc:"Whether another page follows."`
 	NextCursor string `json:"next_cursor,omitempty" doc:"Pass as cursor to get the next page; absent on the last page."`
-	TotalCount int    `json:"total_count" doc:"Number of items matching the filters, over all pages."`
+	TotalCount *int   `json:"total_count,omitempty" doc:"Number of items matching the filters, over all pages (absent where not available)."`
 }
 
 type listOutput[T any] struct {
@@ -57,7 +58,7 @@ func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p PagePar
 		}
 		return nil, internalError(err)
 	}
-	out := &listOutput[W]{Body: listPage[W]{Object: "list", Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: page.Total}}
+	out := &listOutput[W]{Body: listPage[W]{Object: "list", Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.Total}}
 	for _, it := range page.Items {
 		out.Body.Data = append(out.Body.Data, conv(it))
 	}
@@ -92,3 +93,5 @@ func utcPtr(t *metav1.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -189,7 +189,7 @@ func markReady(t *testing.T, datasetID string, variables ...string) {
 	key := "profiles/" + datasetID + ".json"
 	mean := 1.5
 	prof, _ := json.Marshal(map[string]any{"row_count": 100, "column_count": len(variables),
-		"columns":  []map[string]any{{"name": variables[0], "dtype": "float64", "mean": mean, "std": 0.5, "null_count": 0}},
+		"columns": []map[string]any{{"name": variables[0], "dtype": "float64", "mean": mean, "std": 0.5, "null_count": 0}},
 		"quality": map[string]any{"completeness": 1, "duplicate_rows": 0, "outlier_fraction": 0.01}})
 	if err := env.blob.Put(ctx, key, prof); err != nil {
 		t.Fatal(err)

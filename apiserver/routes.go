@@ -7,4 +7,8 @@ func (s *Server) registerRoutes() {
 	s.registerCampaigns()
 	s.registerDatasets()
 	s.registerRuns()
+	s.registerClaims()
+	s.registerLedger()
+	s.registerWebhooks()
+	s.registerAPIKeys()
 }

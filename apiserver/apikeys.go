@@ -1,0 +1,270 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/store"
+)
+
+// defaultRollGrace keeps a rolled key working for a day, so deployments can switch to the
+// new key without an outage.
+const defaultRollGrace = 24 * time.Hour
+
+type APIKey struct {
+	ID         string     `json:"id" example:"key_abcdefghijklmnopqrstuvwxyz"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix" doc:"The first characters of the key, for recognising it."`
+	Scopes     []string   `json:"scopes"`
+	ProjectIDs []string   `json:"project_ids" doc:"Projects the key is restricted to; empty means all of the tenant's."`
+	Status     string     `json:"status" enum:"active,rolled,revoked,expired"`
+	CreatedAt  time.Time  `json:"created_at"`
+	CreatedBy  string     `json:"created_by"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	ReplacedBy string     `json:"replaced_by,omitempty"`
+	GraceUntil *time.Time `json:"grace_until,omitempty"`
+	// Key is the plaintext, present only in the response that created it.
+	Key string `json:"key,omitempty" doc:"The key itself; shown once, in the response that creates it."`
+}
+
+func utcOpt(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func (s *Server) apiKeyOf(k store.APIKey) APIKey {
+	now := s.now()
+	status := "active"
+	switch {
+	case k.RevokedAt != nil && !now.Before(*k.RevokedAt):
+		status = "revoked"
+	case k.ReplacedBy != "" && k.ActiveAt(now):
+		status = "rolled"
+	case !k.ActiveAt(now):
+		status = "expired"
+	}
+	return APIKey{
+		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: nonNil(k.Scopes), ProjectIDs: nonNil(k.ProjectIDs), Status: status,
+		CreatedAt: k.CreatedAt.UTC(), CreatedBy: k.CreatedBy, ExpiresAt: utcOpt(k.ExpiresAt), RevokedAt: utcOpt(k.RevokedAt),
+		ReplacedBy: k.ReplacedBy, GraceUntil: utcOpt(k.GraceUntil),
+	}
+}
+
+type apiKeyCreate struct {
+	Name       string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Scopes     []string   `json:"scopes,omitempty" maxItems:"32" doc:"Default: the caller's scopes. A key cannot grant scopes its creator lacks."`
+	ProjectIDs []string   `json:"project_ids,omitempty" maxItems:"256" doc:"Restrict the key to these projects."`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+}
+
+func (s *Server) registerAPIKeys() {
+	register(s, huma.Operation{
+		OperationID: "createAPIKey", Method: http.MethodPost, Path: "/api-keys",
+		Summary: "Create an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
+		Description: "The response carries the key once; only its SHA-256 is stored.",
+		Errors:      []int{http.StatusNotFound},
+	}, auth.APIKeysWrite, s.createAPIKey)
+	register(s, huma.Operation{
+		OperationID: "listAPIKeys", Method: http.MethodGet, Path: "/api-keys",
+		Summary: "List API keys", Tags: []string{"API keys"},
+	}, auth.APIKeysWrite, s.listAPIKeys)
+	register(s, huma.Operation{
+		OperationID: "getAPIKey", Method: http.MethodGet, Path: "/api-keys/{key_id}",
+		Summary: "Get an API key", Tags: []string{"API keys"}, Errors: []int{http.StatusNotFound},
+	}, auth.APIKeysWrite, s.getAPIKey)
+	register(s, huma.Operation{
+		OperationID: "rollAPIKey", Method: http.MethodPost, Path: "/api-keys/{key_id}/roll",
+		Summary: "Roll an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
+		Description: "Issues a replacement with the same name, scopes, projects and expiry; the old key keeps " +
+			"working for grace_period_seconds (default 86400) so rotation does not disrupt running clients.",
+		Errors: []int{http.StatusNotFound, http.StatusConflict},
+	}, auth.APIKeysWrite, s.rollAPIKey)
+	register(s, huma.Operation{
+		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/api-keys/{key_id}",
+		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusNotFound},
+	}, auth.APIKeysWrite, s.revokeAPIKey)
+}
+
+func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*struct {
+	Location string `header:"Location"`
+	Body     APIKey
+}, error) {
+	p, t := who(ctx)
+	scopes := in.Body.Scopes
+	if len(scopes) == 0 {
+		scopes = p.Scopes
+	}
+	for i, sc := range scopes {
+		if !auth.Valid(sc) {
+			return nil, apierror.Invalid("body.scopes["+strconv.Itoa(i)+"]", "unknown scope "+sc)
+		}
+		if !p.Has(sc) {
+			return nil, apierror.New(http.StatusForbidden, apierror.CodeInsufficientScope,
+				"a key cannot grant the scope %s, which its creator does not hold", sc).With("required_scope", sc)
+		}
+	}
+	projects := slices.Compact(slices.Sorted(slices.Values(in.Body.ProjectIDs)))
+	if p.Restricted() && len(projects) == 0 {
+		projects = p.ProjectIDs
+	}
+	for _, pid := range projects {
+		if _, err := s.project(ctx, pid); err != nil {
+			return nil, err
+		}
+	}
+	if e := in.Body.ExpiresAt; e != nil && !e.After(s.now()) {
+		return nil, apierror.Invalid("body.expires_at", "must be in the future")
+	}
+	k, plain, err := s.opts.Store.CreateAPIKey(ctx, store.NewAPIKey{
+		TenantID: t.ID, Name: in.Body.Name, Scopes: slices.Compact(slices.Sorted(slices.Values(scopes))),
+		ProjectIDs: projects, CreatedBy: p.Actor, ExpiresAt: in.Body.ExpiresAt,
+	})
+	if err != nil {
+		return nil, internalError(err)
+	}
+	out := s.apiKeyOf(k)
+	out.Key = plain
+	return &struct {
+		Location string `header:"Location"`
+		Body     APIKey
+	}{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}, nil
+}
+
+// visibleKey reports whether the caller may manage k: a key restricted to projects only
+// sees keys restricted to a subset of them.
+func visibleKey(p *auth.Principal, k store.APIKey) bool {
+	if !p.Restricted() {
+		return true
+	}
+	if len(k.ProjectIDs) == 0 {
+		return false
+	}
+	for _, id := range k.ProjectIDs {
+		if !p.AllowsProject(id) {
+			return false
+		}
+	}
+	return true
+}
+
+var apiKeySort = pagination.Spec[store.APIKey]{
+	Fields: map[string]func(store.APIKey) pagination.Key{
+		"created_at": func(k store.APIKey) pagination.Key { return pagination.Time(k.CreatedAt) },
+		"name":       func(k store.APIKey) pagination.Key { return pagination.String(k.Name) },
+	},
+	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
+	ID: func(k store.APIKey) string { return k.ID },
+}
+
+func (s *Server) listAPIKeys(ctx context.Context, in *struct {
+	PageParams
+	Sort   string `query:"sort" enum:"created_at,name"`
+	Status string `query:"status" enum:"active,rolled,revoked,expired"`
+}) (*listOutput[APIKey], error) {
+	p, t := who(ctx)
+	var items []store.APIKey
+	after := ""
+	for {
+		page, err := s.opts.Store.ListAPIKeys(ctx, t.ID, store.MaxPageSize, after)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		for _, k := range page {
+			if visibleKey(p, k) && (in.Status == "" || s.apiKeyOf(k).Status == in.Status) {
+				items = append(items, k)
+			}
+		}
+		if len(page) < store.MaxPageSize {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	return paginate(s, items, apiKeySort, in.PageParams, in.Sort, filterKey("status", in.Status), s.apiKeyOf)
+}
+
+type APIKeyPath struct {
+	KeyID string `path:"key_id" maxLength:"64"`
+}
+
+func (s *Server) apiKey(ctx context.Context, id string) (store.APIKey, error) {
+	p, t := who(ctx)
+	if !ids.Valid(ids.APIKey, id) {
+		return store.APIKey{}, apierror.NotFound("API key", id)
+	}
+	k, err := s.opts.Store.APIKeyByID(ctx, t.ID, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !visibleKey(p, k)) {
+		return store.APIKey{}, apierror.NotFound("API key", id)
+	}
+	if err != nil {
+		return store.APIKey{}, internalError(err)
+	}
+	return k, nil
+}
+
+func (s *Server) getAPIKey(ctx context.Context, in *APIKeyPath) (*struct{ Body APIKey }, error) {
+	k, err := s.apiKey(ctx, in.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body APIKey }{Body: s.apiKeyOf(k)}, nil
+}
+
+func (s *Server) rollAPIKey(ctx context.Context, in *struct {
+	APIKeyPath
+	Body *struct {
+		GracePeriodSeconds *int `json:"grace_period_seconds,omitempty" minimum:"0" maximum:"604800" doc:"How long the old key keeps working; default 86400."`
+	}
+}) (*struct {
+	Location string `header:"Location"`
+	Body     APIKey
+}, error) {
+	p, t := who(ctx)
+	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
+		return nil, err
+	}
+	grace := defaultRollGrace
+	if in.Body != nil && in.Body.GracePeriodSeconds != nil {
+		grace = time.Duration(*in.Body.GracePeriodSeconds) * time.Second
+	}
+	k, plain, err := s.opts.Store.RollAPIKey(ctx, t.ID, in.KeyID, p.Actor, grace)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, apierror.Conflict("the key has already been rolled or revoked").With("key_id", in.KeyID)
+	}
+	if err != nil {
+		return nil, internalError(err)
+	}
+	s.keys.forget(in.KeyID)
+	out := s.apiKeyOf(k)
+	out.Key = plain
+	return &struct {
+		Location string `header:"Location"`
+		Body     APIKey
+	}{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}, nil
+}
+
+func (s *Server) revokeAPIKey(ctx context.Context, in *APIKeyPath) (*struct{}, error) {
+	_, t := who(ctx)
+	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
+		return nil, err
+	}
+	if err := s.opts.Store.RevokeAPIKey(ctx, t.ID, in.KeyID); err != nil {
+		return nil, internalError(err)
+	}
+	s.keys.forget(in.KeyID)
+	return &struct{}{}, nil
+}

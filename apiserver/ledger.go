@@ -1,0 +1,268 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/ledger"
+)
+
+type LedgerEntry struct {
+	ID        string         `json:"id" example:"led_abcdefghijklmnopqrstuvwxyz"`
+	ProjectID string         `json:"project_id"`
+	EventType string         `json:"event_type" doc:"claim_created, claim_promoted, claim_demoted, negative_control_evaluated, policy_evaluated, truth_dial_score_changed."`
+	ClaimID   string         `json:"claim_id,omitempty"`
+	RunID     string         `json:"run_id,omitempty"`
+	Details   map[string]any `json:"details"`
+	Actor     string         `json:"actor" doc:"system, or the user or API key that acted."`
+	Timestamp time.Time      `json:"timestamp"`
+	Hash      string         `json:"hash" doc:"Hex SHA-256 of the entry."`
+	PrevHash  string         `json:"prev_hash" doc:"Hash of the previous entry of the project (zeros for the first)."`
+	TreeIndex int64          `json:"tree_index" doc:"Leaf index in the project's Merkle tree."`
+}
+
+func entryOf(e ledger.Entry) LedgerEntry {
+	d := e.Details
+	if d == nil {
+		d = map[string]any{}
+	}
+	return LedgerEntry{
+		ID: e.ID, ProjectID: e.ProjectID, EventType: e.EventType, ClaimID: e.ClaimID, RunID: e.RunID, Details: d,
+		Actor: e.Actor, Timestamp: e.Timestamp.UTC(), Hash: e.Hash, PrevHash: e.PrevHash, TreeIndex: e.TreeIndex,
+	}
+}
+
+func (s *Server) registerLedger() {
+	base := "/projects/{project_id}/ledger"
+	register(s, huma.Operation{
+		OperationID: "listLedgerEntries", Method: http.MethodGet, Path: base,
+		Summary: "List a project's ledger entries", Tags: []string{"Ledger"},
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.listLedger)
+	register(s, huma.Operation{
+		OperationID: "verifyLedger", Method: http.MethodGet, Path: base + "/verify",
+		Summary: "Verify a project's ledger", Tags: []string{"Ledger"},
+		Description: "Recomputes every hash, chain link and the Merkle tree. A valid ledger comes with a freshly " +
+			"signed checkpoint (a signed note); an invalid one names the first bad index.",
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.verifyLedger)
+	register(s, huma.Operation{
+		OperationID: "getLedgerConsistency", Method: http.MethodGet, Path: base + "/consistency",
+		Summary: "Prove the ledger extends an older tree head", Tags: []string{"Ledger"},
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.ledgerConsistency)
+	register(s, huma.Operation{
+		OperationID: "getLedgerEntry", Method: http.MethodGet, Path: base + "/{entry_id}",
+		Summary: "Get a ledger entry", Tags: []string{"Ledger"},
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.getLedgerEntry)
+	register(s, huma.Operation{
+		OperationID: "getLedgerProof", Method: http.MethodGet, Path: base + "/{entry_id}/proof",
+		Summary: "Get an entry's inclusion proof", Tags: []string{"Ledger"},
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.getLedgerProof)
+}
+
+// ledgerError maps the ledger's errors: integrity failures are the contract's
+// ledger_integrity_error.
+func ledgerError(err error, id string) error {
+	var ie *ledger.IntegrityError
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return apierror.NotFound("ledger entry", id)
+	case errors.As(err, &ie):
+		return apierror.New(http.StatusInternalServerError, apierror.CodeLedgerIntegrity,
+			"the ledger failed verification at entry %d: %s", ie.Index, ie.Reason).
+			With("tree_index", ie.Index).With("reason", ie.Reason)
+	case errors.Is(err, ledger.ErrIntegrity):
+		return apierror.New(http.StatusInternalServerError, apierror.CodeLedgerIntegrity, "the ledger failed verification")
+	}
+	return internalError(err)
+}
+
+func (s *Server) ledgerOr501() error {
+	if s.opts.Ledger == nil {
+		return apierror.NotImplemented("the Evidence Ledger")
+	}
+	return nil
+}
+
+type listLedgerInput struct {
+	ProjectPath
+	PageParams
+	Sort    string `query:"sort" enum:"timestamp,tree_index" doc:"Both give ledger order; default newest first."`
+	ClaimID string `query:"claim_id" maxLength:"64" doc:"Only entries about this claim."`
+}
+
+func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutput[LedgerEntry], error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := s.ledgerOr501(); err != nil {
+		return nil, err
+	}
+	// The ledger pages by tree index in SQL; the cursor carries the last index, signed
+	// like every other cursor.
+	sortField := in.Sort
+	if sortField == "" {
+		sortField = "timestamp"
+	}
+	order := in.Order
+	filter := filterKey("claim_id", in.ClaimID)
+	limit := in.Limit
+	if limit <= 0 {
+		limit = pagination.DefaultLimit
+	}
+	q := ledger.ListQuery{ClaimID: in.ClaimID, Limit: limit}
+	if in.Cursor != "" {
+		c, err := s.cursors.Decode(in.Cursor)
+		if err != nil || c.Filter != filter || (in.Sort != "" && c.Sort != in.Sort) || (order != "" && c.Order != order) || !c.Key.Num {
+			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
+				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
+		}
+		after := int64(c.Key.N)
+		q.After, sortField, order = &after, c.Sort, c.Order
+	}
+	if order == "" {
+		order = pagination.Desc
+	}
+	q.Desc = order == pagination.Desc
+	entries, err := s.opts.Ledger.List(ctx, t.ID, in.ProjectID, q)
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	total, err := s.opts.Ledger.Count(ctx, t.ID, in.ProjectID, in.ClaimID)
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	out := &listOutput[LedgerEntry]{Body: listPage[LedgerEntry]{Object: "list", Data: []LedgerEntry{}, TotalCount: &total}}
+	for _, e := range entries {
+		out.Body.Data = append(out.Body.Data, entryOf(e))
+	}
+	if len(entries) == limit {
+		// A full page: look one entry further to know whether another page follows.
+		last := entries[len(entries)-1]
+		peek := q
+		peek.After, peek.Limit = &last.TreeIndex, 1
+		more, err := s.opts.Ledger.List(ctx, t.ID, in.ProjectID, peek)
+		if err != nil {
+			return nil, ledgerError(err, "")
+		}
+		if len(more) > 0 {
+			out.Body.HasMore = true
+			out.Body.NextCursor = s.cursors.Encode(pagination.Cursor{Sort: sortField, Order: order, Filter: filter,
+				Key: pagination.Number(float64(last.TreeIndex)), ID: last.ID})
+		}
+	}
+	return out, nil
+}
+
+type LedgerEntryPath struct {
+	ProjectPath
+	EntryID string `path:"entry_id" maxLength:"64" doc:"Ledger entry id (led_ prefix)."`
+}
+
+func (s *Server) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := s.ledgerOr501(); err != nil {
+		return nil, err
+	}
+	if !ids.Valid(ids.Ledger, in.EntryID) {
+		return nil, apierror.NotFound("ledger entry", in.EntryID)
+	}
+	e, err := s.opts.Ledger.Get(ctx, t.ID, in.ProjectID, in.EntryID)
+	if err != nil {
+		return nil, ledgerError(err, in.EntryID)
+	}
+	return &struct{ Body LedgerEntry }{Body: entryOf(e)}, nil
+}
+
+type LedgerVerification struct {
+	ProjectID     string    `json:"project_id"`
+	Valid         bool      `json:"valid"`
+	Size          int64     `json:"size" doc:"Number of entries."`
+	RootHash      string    `json:"root_hash" doc:"Base64 Merkle root of the recomputed tree."`
+	Checkpoint    string    `json:"checkpoint,omitempty" doc:"Signed note (golang.org/x/mod/sumdb/note) for the tree head; only when valid."`
+	FirstBadIndex *int64    `json:"first_bad_index,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	VerifiedAt    time.Time `json:"verified_at"`
+}
+
+func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Body LedgerVerification }, error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := s.ledgerOr501(); err != nil {
+		return nil, err
+	}
+	v, err := s.opts.Ledger.Verify(ctx, t.ID, in.ProjectID)
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	return &struct{ Body LedgerVerification }{Body: LedgerVerification{
+		ProjectID: in.ProjectID, Valid: v.Valid, Size: v.Size, RootHash: v.RootHash, Checkpoint: v.Checkpoint,
+		FirstBadIndex: v.FirstBadIndex, Reason: v.Reason, VerifiedAt: s.now().UTC(),
+	}}, nil
+}
+
+func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := s.ledgerOr501(); err != nil {
+		return nil, err
+	}
+	if !ids.Valid(ids.Ledger, in.EntryID) {
+		return nil, apierror.NotFound("ledger entry", in.EntryID)
+	}
+	p, err := s.opts.Ledger.Proof(ctx, t.ID, in.ProjectID, in.EntryID)
+	if err != nil {
+		return nil, ledgerError(err, in.EntryID)
+	}
+	if p.Hashes == nil {
+		p.Hashes = []string{}
+	}
+	return &struct{ Body ledger.InclusionProof }{Body: p}, nil
+}
+
+func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
+	ProjectPath
+	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
+}) (*struct{ Body ledger.ConsistencyProof }, error) {
+	_, t := who(ctx)
+	if _, err := s.project(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := s.ledgerOr501(); err != nil {
+		return nil, err
+	}
+	n, err := s.opts.Ledger.Count(ctx, t.ID, in.ProjectID, "")
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	if in.OldSize > int64(n) {
+		return nil, apierror.Invalid("query.old_size", "larger than the ledger")
+	}
+	p, err := s.opts.Ledger.ConsistencyProof(ctx, t.ID, in.ProjectID, in.OldSize)
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	if p.Hashes == nil {
+		p.Hashes = []string{}
+	}
+	return &struct{ Body ledger.ConsistencyProof }{Body: p}, nil
+}

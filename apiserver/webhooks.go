@@ -1,0 +1,279 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/internal/webhook"
+)
+
+type Webhook struct {
+	ID        string    `json:"id" example:"whk_abcdefghijklmnopqrstuvwxyz"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	ProjectID string    `json:"project_id" doc:"Empty: events of every project of the tenant."`
+	Status    string    `json:"status" enum:"active,disabled"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func webhookOf(w store.Webhook) Webhook {
+	return Webhook{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), ProjectID: w.ProjectID, Status: w.Status, CreatedAt: w.CreatedAt.UTC()}
+}
+
+type webhookCreate struct {
+	URL       string   `json:"url" required:"true" minLength:"1" maxLength:"2048" format:"uri"`
+	Events    []string `json:"events" required:"true" minItems:"1" maxItems:"16" doc:"Event types, or \"*\" for all: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted."`
+	ProjectID string   `json:"project_id,omitempty" maxLength:"64"`
+	Secret    string   `json:"secret" required:"true" minLength:"16" maxLength:"256" doc:"Signing secret for X-Service-Signature; never returned."`
+}
+
+type Delivery struct {
+	ID             string     `json:"id" example:"dlv_abcdefghijklmnopqrstuvwxyz"`
+	WebhookID      string     `json:"webhook_id"`
+	EventID        string     `json:"event_id"`
+	EventType      string     `json:"event_type"`
+	Status         string     `json:"status" enum:"pending,succeeded,failed,dead"`
+	Attempts       int        `json:"attempts"`
+	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
+	LastStatusCode int        `json:"last_status_code,omitempty"`
+	LastError      string     `json:"last_error,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+func deliveryOf(d store.Delivery) Delivery {
+	out := Delivery{
+		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
+		Attempts: d.Attempt, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
+		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+	}
+	if d.Status == store.DeliveryPending || d.Status == store.DeliveryFailed {
+		t := d.NextAttemptAt.UTC()
+		out.NextAttemptAt = &t
+	}
+	return out
+}
+
+func (s *Server) registerWebhooks() {
+	register(s, huma.Operation{
+		OperationID: "createWebhook", Method: http.MethodPost, Path: "/webhooks",
+		Summary: "Register a webhook", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusCreated,
+		Description: "Deliveries are signed: X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<event id>.<t>.<body>\">, " +
+			"plus Standard Webhooks headers. URLs resolving to private, loopback, link-local or metadata addresses are refused.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, auth.WebhooksWrite, s.createWebhook)
+	register(s, huma.Operation{
+		OperationID: "listWebhooks", Method: http.MethodGet, Path: "/webhooks",
+		Summary: "List webhook registrations", Tags: []string{"Webhooks"},
+	}, auth.WebhooksWrite, s.listWebhooks)
+	register(s, huma.Operation{
+		OperationID: "getWebhook", Method: http.MethodGet, Path: "/webhooks/{webhook_id}",
+		Summary: "Get a webhook registration", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
+	}, auth.WebhooksWrite, s.getWebhook)
+	register(s, huma.Operation{
+		OperationID: "deleteWebhook", Method: http.MethodDelete, Path: "/webhooks/{webhook_id}",
+		Summary: "Delete a webhook registration", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusNotFound},
+	}, auth.WebhooksWrite, s.deleteWebhook)
+	register(s, huma.Operation{
+		OperationID: "listDeliveries", Method: http.MethodGet, Path: "/webhooks/{webhook_id}/deliveries",
+		Summary: "List a registration's deliveries, newest first", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
+	}, auth.WebhooksWrite, s.listDeliveries)
+	register(s, huma.Operation{
+		OperationID: "redeliver", Method: http.MethodPost, Path: "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+		Summary: "Send a delivery again", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusAccepted,
+		Errors: []int{http.StatusNotFound},
+	}, auth.WebhooksWrite, s.redeliver)
+}
+
+func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCreate }) (*struct {
+	Location string `header:"Location"`
+	Body     Webhook
+}, error) {
+	p, t := who(ctx)
+	b := in.Body
+	for i, e := range b.Events {
+		if e != "*" && !webhook.ValidEventType(e) {
+			return nil, apierror.Invalid("body.events["+itoa(i)+"]", "unknown event type "+e+"; known: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted, or *")
+		}
+	}
+	if b.ProjectID != "" {
+		if _, err := s.project(ctx, b.ProjectID); err != nil {
+			return nil, err
+		}
+	} else if p.Restricted() {
+		return nil, apierror.Invalid("body.project_id", "required for an API key restricted to projects")
+	}
+	if err := webhook.CheckURL(b.URL, s.opts.AllowLoopbackWebhooks, false); err != nil {
+		return nil, apierror.New(http.StatusUnprocessableEntity, apierror.CodeWebhookURL, "the webhook URL is not allowed: %v", err).
+			With("field", "body.url").With("reason", err.Error())
+	}
+	w, err := s.opts.Store.CreateWebhook(ctx, store.Webhook{
+		TenantID: t.ID, ProjectID: b.ProjectID, URL: b.URL, Events: slices.Compact(slices.Sorted(slices.Values(b.Events))), Secret: b.Secret,
+	})
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return &struct {
+		Location string `header:"Location"`
+		Body     Webhook
+	}{Location: s.opts.BaseURL + "/webhooks/" + w.ID, Body: webhookOf(w)}, nil
+}
+
+// tenantWebhooks reads every registration of the tenant the caller may see.
+func (s *Server) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
+	p, t := who(ctx)
+	var out []store.Webhook
+	after := ""
+	for {
+		page, err := s.opts.Store.ListWebhooks(ctx, t.ID, store.MaxPageSize, after)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		for _, w := range page {
+			if !p.Restricted() || (w.ProjectID != "" && p.AllowsProject(w.ProjectID)) {
+				out = append(out, w)
+			}
+		}
+		if len(page) < store.MaxPageSize {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+var webhookSort = pagination.Spec[store.Webhook]{
+	Fields: map[string]func(store.Webhook) pagination.Key{
+		"created_at": func(w store.Webhook) pagination.Key { return pagination.Time(w.CreatedAt) },
+		"url":        func(w store.Webhook) pagination.Key { return pagination.String(w.URL) },
+	},
+	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
+	ID: func(w store.Webhook) string { return w.ID },
+}
+
+func (s *Server) listWebhooks(ctx context.Context, in *struct {
+	PageParams
+	Sort      string `query:"sort" enum:"created_at,url"`
+	ProjectID string `query:"project_id" maxLength:"64" doc:"Only registrations of this project."`
+	Status    string `query:"status" enum:"active,disabled"`
+}) (*listOutput[Webhook], error) {
+	all, err := s.tenantWebhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items := all[:0]
+	for _, w := range all {
+		if (in.ProjectID == "" || w.ProjectID == in.ProjectID) && (in.Status == "" || w.Status == in.Status) {
+			items = append(items, w)
+		}
+	}
+	return paginate(s, items, webhookSort, in.PageParams, in.Sort, filterKey("project_id", in.ProjectID, "status", in.Status), webhookOf)
+}
+
+type WebhookPath struct {
+	WebhookID string `path:"webhook_id" maxLength:"64"`
+}
+
+func (s *Server) webhook(ctx context.Context, id string) (store.Webhook, error) {
+	p, t := who(ctx)
+	if !ids.Valid(ids.Webhook, id) {
+		return store.Webhook{}, apierror.NotFound("webhook", id)
+	}
+	w, err := s.opts.Store.WebhookByID(ctx, t.ID, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Restricted() && (w.ProjectID == "" || !p.AllowsProject(w.ProjectID))) {
+		return store.Webhook{}, apierror.NotFound("webhook", id)
+	}
+	if err != nil {
+		return store.Webhook{}, internalError(err)
+	}
+	return w, nil
+}
+
+func (s *Server) getWebhook(ctx context.Context, in *WebhookPath) (*struct{ Body Webhook }, error) {
+	w, err := s.webhook(ctx, in.WebhookID)
+	if err != nil {
+		return nil, err
+	}
+	return &struct{ Body Webhook }{Body: webhookOf(w)}, nil
+}
+
+func (s *Server) deleteWebhook(ctx context.Context, in *WebhookPath) (*struct{}, error) {
+	_, t := who(ctx)
+	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
+		return nil, err
+	}
+	if err := s.opts.Store.DeleteWebhook(ctx, t.ID, in.WebhookID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, internalError(err)
+	}
+	return &struct{}{}, nil
+}
+
+func (s *Server) listDeliveries(ctx context.Context, in *struct {
+	WebhookPath
+	Limit  int    `query:"limit" default:"20" minimum:"1" maximum:"100"`
+	Cursor string `query:"cursor" maxLength:"4096"`
+}) (*listOutput[Delivery], error) {
+	_, t := who(ctx)
+	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
+		return nil, err
+	}
+	// Deliveries page in SQL, newest first, keyed by id; the cursor carries the last id.
+	after := ""
+	filter := "webhook=" + in.WebhookID
+	if in.Cursor != "" {
+		c, err := s.cursors.Decode(in.Cursor)
+		if err != nil || c.Filter != filter {
+			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
+				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
+		}
+		after = c.ID
+	}
+	limit := max(in.Limit, 1)
+	page, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, limit, after)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	out := &listOutput[Delivery]{Body: listPage[Delivery]{Object: "list", Data: []Delivery{}}}
+	for _, d := range page {
+		out.Body.Data = append(out.Body.Data, deliveryOf(d))
+	}
+	if len(page) == limit {
+		more, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, 1, page[len(page)-1].ID)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		if len(more) > 0 {
+			out.Body.HasMore = true
+			out.Body.NextCursor = s.cursors.Encode(pagination.Cursor{Sort: "created_at", Order: pagination.Desc, Filter: filter, ID: page[len(page)-1].ID})
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) redeliver(ctx context.Context, in *struct {
+	WebhookPath
+	DeliveryID string `path:"delivery_id" maxLength:"64"`
+}) (*struct{ Body Delivery }, error) {
+	_, t := who(ctx)
+	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
+		return nil, err
+	}
+	d, err := s.opts.Store.Redeliver(ctx, t.ID, in.WebhookID, in.DeliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierror.NotFound("delivery", in.DeliveryID)
+	}
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return &struct{ Body Delivery }{Body: deliveryOf(d)}, nil
+}
