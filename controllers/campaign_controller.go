@@ -62,6 +62,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		}
 	}
 
+	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, campaign)
 	previous := campaign.Status.Phase
 	defer func() {

@@ -42,6 +42,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		}
 	}
 
+	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, claim)
 	previous := claim.Status.Tier
 	defer func() {

@@ -64,6 +64,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		}
 	}
 
+	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, ds)
 	previous := ds.Status.Phase
 	defer func() {

@@ -36,6 +36,7 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, r.Update(ctx, project)
 	}
 
+	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, project)
 	previous := project.Status.Phase
 	defer func() {

@@ -84,6 +84,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		}
 	}
 
+	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, run)
 	previous := run.Status.Phase
 	defer func() {
@@ -100,7 +101,9 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	key := req.NamespacedName
 
 	if run.Status.Phase == "" {
+		// Store queued before anything can start the run, so no later write races it.
 		r.initialize(run)
+		return ctrl.Result{}, nil
 	}
 	if run.Status.Phase.Finished() {
 		return ctrl.Result{}, r.announce(ctx, run)

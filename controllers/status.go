@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -28,10 +29,12 @@ func newStatusPatcher(c client.Client, obj client.Object) *statusPatcher {
 	return &statusPatcher{c: c, obj: obj, before: obj.DeepCopyObject().(client.Object)}
 }
 
-// patch writes the status if it changed. A NotFound means the object is gone, which is not an
+// patch writes the status if it changed, with optimistic locking: a CRD merge patch replaces
+// whole lists, so writing a status computed from a stale read could drop conditions another
+// writer (the run executor) just set. A NotFound means the object is gone, which is not an
 // error for a status write.
 func (p *statusPatcher) patch(ctx context.Context) error {
-	err := p.c.Status().Patch(ctx, p.obj, client.MergeFrom(p.before))
+	err := p.c.Status().Patch(ctx, p.obj, client.MergeFromWithOptions(p.before, client.MergeFromWithOptimisticLock{}))
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -49,9 +52,27 @@ func setCondition(conds *[]metav1.Condition, obj client.Object, typ string, stat
 	})
 }
 
-// joinPatchErr folds the deferred status-patch error into the reconcile error.
+// joinPatchErr folds the deferred status-patch error into the reconcile error. A conflict
+// means the object changed since it was read: the reconcile is simply done again on the new
+// version, without logging an error.
 func joinPatchErr(err *error, patchErr error) {
-	if patchErr != nil {
+	switch {
+	case patchErr == nil:
+	case apierrors.IsConflict(patchErr) && *err == nil:
+		*err = errRequeue
+	default:
 		*err = errors.Join(*err, patchErr)
+	}
+}
+
+// errRequeue asks for another reconcile after a write conflict; Reconcile callers turn it
+// into a plain requeue (see requeueOnConflict).
+var errRequeue = errors.New("status changed concurrently; reconciling again")
+
+// requeueOnConflict converts errRequeue into a requeue without an error.
+func requeueOnConflict(result *ctrl.Result, err *error) {
+	if errors.Is(*err, errRequeue) {
+		*result = ctrl.Result{Requeue: true}
+		*err = nil
 	}
 }
