@@ -77,8 +77,8 @@ def test_promotion_result_and_ledger_entry() -> None:
     assert pr.governance_checks is not None and pr.governance_checks.within_ceiling
     le = disco.LedgerEntry.model_validate({"id": "led_1", "event_type": "claim_created", "claim_id": "clm_1", "details": {"claim_type": "law"}, "actor": "system", "timestamp": "2025-01-01T00:00:00Z", "hash": "ab"})
     assert le.details["claim_type"] == "law" and le.hash == "ab"
-    assert disco.LedgerVerification.model_validate({"verified": True}).ok
-    assert not disco.LedgerVerification.model_validate({"valid": False}).ok
+    assert disco.LedgerVerification.model_validate({"valid": True, "size": 3}).ok
+    assert not disco.LedgerVerification.model_validate({"valid": False, "first_bad_index": 2, "reason": "hash mismatch"}).ok
 
 
 def test_token_response() -> None:

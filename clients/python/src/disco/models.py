@@ -30,6 +30,7 @@ __all__ = [
     "Event",
     "GovernanceChecks",
     "GovernanceSettings",
+    "LedgerConsistency",
     "LedgerEntry",
     "LedgerProof",
     "LedgerVerification",
@@ -174,9 +175,12 @@ class Run(DiscoModel):
     dataset_id: str | None = None
     status: str = "queued"
     created_at: datetime | None = None
+    created_by: str | None = None
     parameters: dict[str, Any] = Field(default_factory=dict)
     governance: dict[str, Any] | None = None
     compute_units_estimated: int | None = None
+    cancel_requested: bool = False
+    message: str | None = None
 
 
 class PipelineStage(DiscoModel):
@@ -228,6 +232,7 @@ class RunResults(DiscoModel):
 class Artifact(DiscoModel):
     id: str
     run_id: str | None = None
+    name: str | None = None
     kind: str | None = None
     media_type: str | None = None
     size_bytes: int | None = None
@@ -302,6 +307,7 @@ class Claim(DiscoModel):
 
 class GovernanceChecks(DiscoModel):
     truth_dial_score: float | None = None
+    threshold: float | None = None
     threshold_met: bool | None = None
     negative_controls: str | None = None
     policy_ceiling: str | None = None
@@ -327,6 +333,7 @@ class PromotionResult(DiscoModel):
 
 class LedgerEntry(DiscoModel):
     id: str
+    project_id: str | None = None
     event_type: str
     claim_id: str | None = None
     run_id: str | None = None
@@ -339,37 +346,45 @@ class LedgerEntry(DiscoModel):
 
 
 class LedgerVerification(DiscoModel):
-    """Result of ``GET /projects/:id/ledger/verify``: the signed checkpoint and verdict."""
+    """Result of ``GET /projects/:id/ledger/verify``: the service recomputed the hash
+    chain and Merkle tree; ``checkpoint`` is the signed tree head (only when valid)."""
 
-    verified: bool | None = None
-    valid: bool | None = None
     project_id: str | None = None
-    tree_size: int | None = None
+    valid: bool = False
+    size: int = 0
     root_hash: str | None = None
-    checkpoint: Any = None
-    errors: list[Any] | None = None
+    checkpoint: str | None = None
+    first_bad_index: int | None = None
+    reason: str | None = None
+    verified_at: datetime | None = None
 
     @property
     def ok(self) -> bool:
         """True when the service reports the ledger as intact."""
-        for v in (self.verified, self.valid):
-            if v is not None:
-                return v
-        extra = self.model_extra or {}
-        for key in ("ok", "intact", "chain_valid"):
-            if isinstance(extra.get(key), bool):
-                return bool(extra[key])
-        return False
+        return self.valid
 
 
 class LedgerProof(DiscoModel):
+    """Merkle inclusion proof of one ledger entry (``.../ledger/:entry_id/proof``)."""
+
     entry_id: str | None = None
-    tree_index: int | None = None
+    entry_hash: str | None = None
+    leaf_index: int | None = None
     tree_size: int | None = None
-    leaf_hash: str | None = None
     root_hash: str | None = None
-    proof: list[str] = Field(default_factory=list)
-    checkpoint: Any = None
+    hashes: list[str] = Field(default_factory=list)
+    checkpoint: str | None = None
+
+
+class LedgerConsistency(DiscoModel):
+    """Merkle consistency proof between an older tree head and the current one."""
+
+    old_size: int = 0
+    new_size: int = 0
+    old_root_hash: str | None = None
+    new_root_hash: str | None = None
+    hashes: list[str] = Field(default_factory=list)
+    checkpoint: str | None = None
 
 
 # Webhooks ---------------------------------------------------------------------------
@@ -390,11 +405,12 @@ class WebhookDelivery(DiscoModel):
     event_id: str | None = None
     event_type: str | None = None
     status: str | None = None
-    attempts: int | None = None
-    response_status: int | None = None
+    attempts: int = 0
     next_attempt_at: datetime | None = None
-    delivered_at: datetime | None = None
+    last_status_code: int | None = None
+    last_error: str | None = None
     created_at: datetime | None = None
+    updated_at: datetime | None = None
 
 
 class Event(DiscoModel):
@@ -415,6 +431,7 @@ class APIKey(DiscoModel):
     prefix: str | None = None
     scopes: list[str] = Field(default_factory=list)
     project_ids: list[str] = Field(default_factory=list)
+    status: str | None = None
     created_at: datetime | None = None
     created_by: str | None = None
     expires_at: datetime | None = None

@@ -59,6 +59,7 @@ from ..models import (
     Claim,
     Dataset,
     DatasetProfile,
+    LedgerConsistency,
     LedgerEntry,
     LedgerProof,
     LedgerVerification,
@@ -361,8 +362,8 @@ class AsyncRuns(_AsyncResource):
         project_id: str,
         campaign_id: str,
         *,
-        mode: str,
         dataset_id: str,
+        mode: str | None = None,
         target_variables: Sequence[str] | None = None,
         constraints: Sequence[str] | None = None,
         max_complexity: int | None = None,
@@ -376,7 +377,10 @@ class AsyncRuns(_AsyncResource):
         governance: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> Run:
-        """Submit a run. Named parameters are merged over ``parameters``/``governance``."""
+        """Submit a run (status queued). ``mode`` defaults to the project's default_mode.
+        Named parameters are merged over ``parameters``/``governance``. A second identical
+        submission while the first is queued or running raises ConflictError
+        (code duplicate_run); an exhausted budget raises BudgetExhausted."""
         params = dict(parameters or {})
         params.update(
             compact(
@@ -400,7 +404,7 @@ class AsyncRuns(_AsyncResource):
                 }
             )
         )
-        body: dict[str, Any] = {"mode": mode, "dataset_id": dataset_id}
+        body: dict[str, Any] = compact({"mode": mode, "dataset_id": dataset_id})
         if params:
             body["parameters"] = params
         if gov:
@@ -414,6 +418,7 @@ class AsyncRuns(_AsyncResource):
         *,
         status: str | None = None,
         mode: str | None = None,
+        dataset_id: str | None = None,
         sort: str | None = None,
         order: str | None = None,
         limit: int | None = None,
@@ -423,6 +428,7 @@ class AsyncRuns(_AsyncResource):
             Run,
             status=status,
             mode=mode,
+            dataset_id=dataset_id,
             sort=sort,
             order=order,
             limit=limit,
@@ -441,9 +447,19 @@ class AsyncRuns(_AsyncResource):
         return await self._post(f"{_run(project_id, campaign_id, run_id)}/cancel", Run)
 
     def artifacts(
-        self, project_id: str, campaign_id: str, run_id: str, *, limit: int | None = None
+        self,
+        project_id: str,
+        campaign_id: str,
+        run_id: str,
+        *,
+        kind: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
     ) -> AsyncPaginator[Artifact]:
-        return self._list(f"{_run(project_id, campaign_id, run_id)}/artifacts", Artifact, limit=limit)
+        return self._list(
+            f"{_run(project_id, campaign_id, run_id)}/artifacts", Artifact, kind=kind, sort=sort, order=order, limit=limit
+        )
 
     async def artifact(self, project_id: str, campaign_id: str, run_id: str, artifact_id: str) -> Artifact:
         return await self._get(f"{_run(project_id, campaign_id, run_id)}/artifacts/{seg(artifact_id)}", Artifact)
@@ -503,6 +519,7 @@ class AsyncClaims(_AsyncResource):
         project_id: str,
         *,
         run_id: str | None = None,
+        campaign_id: str | None = None,
         type: str | None = None,
         tier: str | None = None,
         sort: str | None = None,
@@ -513,6 +530,7 @@ class AsyncClaims(_AsyncResource):
             f"{_project(project_id)}/claims",
             Claim,
             run_id=run_id,
+            campaign_id=campaign_id,
             type=type,
             tier=tier,
             sort=sort,
@@ -562,7 +580,6 @@ class AsyncLedger(_AsyncResource):
         project_id: str,
         *,
         claim_id: str | None = None,
-        event_type: str | None = None,
         sort: str | None = None,
         order: str | None = None,
         limit: int | None = None,
@@ -571,7 +588,6 @@ class AsyncLedger(_AsyncResource):
             f"{_project(project_id)}/ledger",
             LedgerEntry,
             claim_id=claim_id,
-            event_type=event_type,
             sort=sort,
             order=order,
             limit=limit,
@@ -587,6 +603,10 @@ class AsyncLedger(_AsyncResource):
     async def proof(self, project_id: str, entry_id: str) -> LedgerProof:
         """The Merkle inclusion proof of one entry."""
         return await self._get(f"{_project(project_id)}/ledger/{seg(entry_id)}/proof", LedgerProof)
+
+    async def consistency(self, project_id: str, old_size: int) -> LedgerConsistency:
+        """The Merkle consistency proof from the tree of ``old_size`` entries to now."""
+        return await self._get(f"{_project(project_id)}/ledger/consistency", LedgerConsistency, {"old_size": old_size})
 
 
 class AsyncWebhooks(_AsyncResource):
@@ -604,8 +624,18 @@ class AsyncWebhooks(_AsyncResource):
         body = compact({"url": url, "events": builtins.list(events), "project_id": project_id, "secret": secret})
         return await self._post("/webhooks", Webhook, body, idempotency_key)
 
-    def list(self, *, project_id: str | None = None, limit: int | None = None) -> AsyncPaginator[Webhook]:
-        return self._list("/webhooks", Webhook, project_id=project_id, limit=limit)
+    def list(
+        self,
+        *,
+        project_id: str | None = None,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncPaginator[Webhook]:
+        return self._list(
+            "/webhooks", Webhook, project_id=project_id, status=status, sort=sort, order=order, limit=limit
+        )
 
     async def get(self, webhook_id: str) -> Webhook:
         return await self._get(f"/webhooks/{seg(webhook_id)}", Webhook)
@@ -613,10 +643,8 @@ class AsyncWebhooks(_AsyncResource):
     async def delete(self, webhook_id: str) -> None:
         await self._delete(f"/webhooks/{seg(webhook_id)}")
 
-    def deliveries(
-        self, webhook_id: str, *, status: str | None = None, limit: int | None = None
-    ) -> AsyncPaginator[WebhookDelivery]:
-        return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, status=status, limit=limit)
+    def deliveries(self, webhook_id: str, *, limit: int | None = None) -> AsyncPaginator[WebhookDelivery]:
+        return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, limit=limit)
 
     async def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
         return await self._post(
@@ -647,8 +675,15 @@ class AsyncAPIKeys(_AsyncResource):
         )
         return await self._post("/api-keys", APIKey, body, idempotency_key)
 
-    def list(self, *, limit: int | None = None) -> AsyncPaginator[APIKey]:
-        return self._list("/api-keys", APIKey, limit=limit)
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncPaginator[APIKey]:
+        return self._list("/api-keys", APIKey, status=status, sort=sort, order=order, limit=limit)
 
     async def get(self, key_id: str) -> APIKey:
         return await self._get(f"/api-keys/{seg(key_id)}", APIKey)

@@ -58,6 +58,7 @@ from ..models import (
     Claim,
     Dataset,
     DatasetProfile,
+    LedgerConsistency,
     LedgerEntry,
     LedgerProof,
     LedgerVerification,
@@ -360,8 +361,8 @@ class Runs(_AsyncResource):
         project_id: str,
         campaign_id: str,
         *,
-        mode: str,
         dataset_id: str,
+        mode: str | None = None,
         target_variables: Sequence[str] | None = None,
         constraints: Sequence[str] | None = None,
         max_complexity: int | None = None,
@@ -375,7 +376,10 @@ class Runs(_AsyncResource):
         governance: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> Run:
-        """Submit a run. Named parameters are merged over ``parameters``/``governance``."""
+        """Submit a run (status queued). ``mode`` defaults to the project's default_mode.
+        Named parameters are merged over ``parameters``/``governance``. A second identical
+        submission while the first is queued or running raises ConflictError
+        (code duplicate_run); an exhausted budget raises BudgetExhausted."""
         params = dict(parameters or {})
         params.update(
             compact(
@@ -399,7 +403,7 @@ class Runs(_AsyncResource):
                 }
             )
         )
-        body: dict[str, Any] = {"mode": mode, "dataset_id": dataset_id}
+        body: dict[str, Any] = compact({"mode": mode, "dataset_id": dataset_id})
         if params:
             body["parameters"] = params
         if gov:
@@ -413,6 +417,7 @@ class Runs(_AsyncResource):
         *,
         status: str | None = None,
         mode: str | None = None,
+        dataset_id: str | None = None,
         sort: str | None = None,
         order: str | None = None,
         limit: int | None = None,
@@ -422,6 +427,7 @@ class Runs(_AsyncResource):
             Run,
             status=status,
             mode=mode,
+            dataset_id=dataset_id,
             sort=sort,
             order=order,
             limit=limit,
@@ -440,9 +446,19 @@ class Runs(_AsyncResource):
         return self._post(f"{_run(project_id, campaign_id, run_id)}/cancel", Run)
 
     def artifacts(
-        self, project_id: str, campaign_id: str, run_id: str, *, limit: int | None = None
+        self,
+        project_id: str,
+        campaign_id: str,
+        run_id: str,
+        *,
+        kind: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
     ) -> Paginator[Artifact]:
-        return self._list(f"{_run(project_id, campaign_id, run_id)}/artifacts", Artifact, limit=limit)
+        return self._list(
+            f"{_run(project_id, campaign_id, run_id)}/artifacts", Artifact, kind=kind, sort=sort, order=order, limit=limit
+        )
 
     def artifact(self, project_id: str, campaign_id: str, run_id: str, artifact_id: str) -> Artifact:
         return self._get(f"{_run(project_id, campaign_id, run_id)}/artifacts/{seg(artifact_id)}", Artifact)
@@ -502,6 +518,7 @@ class Claims(_AsyncResource):
         project_id: str,
         *,
         run_id: str | None = None,
+        campaign_id: str | None = None,
         type: str | None = None,
         tier: str | None = None,
         sort: str | None = None,
@@ -512,6 +529,7 @@ class Claims(_AsyncResource):
             f"{_project(project_id)}/claims",
             Claim,
             run_id=run_id,
+            campaign_id=campaign_id,
             type=type,
             tier=tier,
             sort=sort,
@@ -561,7 +579,6 @@ class Ledger(_AsyncResource):
         project_id: str,
         *,
         claim_id: str | None = None,
-        event_type: str | None = None,
         sort: str | None = None,
         order: str | None = None,
         limit: int | None = None,
@@ -570,7 +587,6 @@ class Ledger(_AsyncResource):
             f"{_project(project_id)}/ledger",
             LedgerEntry,
             claim_id=claim_id,
-            event_type=event_type,
             sort=sort,
             order=order,
             limit=limit,
@@ -586,6 +602,10 @@ class Ledger(_AsyncResource):
     def proof(self, project_id: str, entry_id: str) -> LedgerProof:
         """The Merkle inclusion proof of one entry."""
         return self._get(f"{_project(project_id)}/ledger/{seg(entry_id)}/proof", LedgerProof)
+
+    def consistency(self, project_id: str, old_size: int) -> LedgerConsistency:
+        """The Merkle consistency proof from the tree of ``old_size`` entries to now."""
+        return self._get(f"{_project(project_id)}/ledger/consistency", LedgerConsistency, {"old_size": old_size})
 
 
 class Webhooks(_AsyncResource):
@@ -603,8 +623,18 @@ class Webhooks(_AsyncResource):
         body = compact({"url": url, "events": builtins.list(events), "project_id": project_id, "secret": secret})
         return self._post("/webhooks", Webhook, body, idempotency_key)
 
-    def list(self, *, project_id: str | None = None, limit: int | None = None) -> Paginator[Webhook]:
-        return self._list("/webhooks", Webhook, project_id=project_id, limit=limit)
+    def list(
+        self,
+        *,
+        project_id: str | None = None,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> Paginator[Webhook]:
+        return self._list(
+            "/webhooks", Webhook, project_id=project_id, status=status, sort=sort, order=order, limit=limit
+        )
 
     def get(self, webhook_id: str) -> Webhook:
         return self._get(f"/webhooks/{seg(webhook_id)}", Webhook)
@@ -612,10 +642,8 @@ class Webhooks(_AsyncResource):
     def delete(self, webhook_id: str) -> None:
         self._delete(f"/webhooks/{seg(webhook_id)}")
 
-    def deliveries(
-        self, webhook_id: str, *, status: str | None = None, limit: int | None = None
-    ) -> Paginator[WebhookDelivery]:
-        return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, status=status, limit=limit)
+    def deliveries(self, webhook_id: str, *, limit: int | None = None) -> Paginator[WebhookDelivery]:
+        return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, limit=limit)
 
     def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
         return self._post(
@@ -646,8 +674,15 @@ class APIKeys(_AsyncResource):
         )
         return self._post("/api-keys", APIKey, body, idempotency_key)
 
-    def list(self, *, limit: int | None = None) -> Paginator[APIKey]:
-        return self._list("/api-keys", APIKey, limit=limit)
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> Paginator[APIKey]:
+        return self._list("/api-keys", APIKey, status=status, sort=sort, order=order, limit=limit)
 
     def get(self, key_id: str) -> APIKey:
         return self._get(f"/api-keys/{seg(key_id)}", APIKey)
