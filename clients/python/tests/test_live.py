@@ -462,3 +462,23 @@ def test_webhook_registrations(c: disco.Client, live_stack: LiveStack, project: 
         c.webhooks.get(hook.id)
     with pytest.raises(disco.BadRequestError):
         c.webhooks.create(url, ["run.completed"], secret="short")
+
+
+def test_readme_example_runs(live_stack: LiveStack, tmp_path: Path) -> None:
+    """The README's complete example works as written against the live stack."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    live_stack.require("post", RUNS)
+    live_stack.require("post", "/projects/{project_id}/claims/{claim_id}/promote")
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "A small dataset" in b]
+    assert len(blocks) == 1
+    (tmp_path / "example.py").write_text(blocks[0])
+    env = dict(os.environ, DISCO_BASE_URL=live_stack.base_url, DISCO_API_KEY=live_stack.api_key)
+    env["PYTHONPATH"] = str(Path(disco.__file__).resolve().parent.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "refused: promotion_ceiling_exceeded validate" in r.stdout

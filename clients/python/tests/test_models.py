@@ -100,3 +100,13 @@ def test_sync_and_async_have_the_same_resources() -> None:
         assert sync_methods == async_methods, name
         assert sync_methods
     c.close()
+
+
+def test_readme_python_blocks_compile() -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 4
+    for b in blocks:
+        compile(b, "README.md", "exec")

@@ -138,3 +138,13 @@ async def test_async_wait() -> None:
     res = await c.runs.wait(P, C, R, progress=False)
     assert res.run_id == R
     await c.aclose()
+
+
+def test_skipped_stage_counts_as_done() -> None:
+    from disco._base import RunProgress
+
+    st = status(3, None)
+    st["pipeline"]["stages"][2]["status"] = "skipped"  # e.g. neural_pretraining in symbolic mode
+    s = disco.RunStatus.model_validate(st)
+    assert RunProgress.percent(s) == pytest.approx(50.0)
+    assert "-neural_pretraining" in RunProgress.describe(s)

@@ -439,7 +439,7 @@ class RunProgress:
         if p is not None and p.stages:
             done = 0.0
             for s in p.stages:
-                if s.status == "completed":
+                if s.status in ("completed", "skipped"):
                     done += 1.0
                 elif s.status == "running":
                     done += min(max(s.progress or 0.0, 0.0), 1.0)
@@ -452,10 +452,8 @@ class RunProgress:
     def describe(status: RunStatus) -> str:
         p = status.pipeline
         if p is not None and p.stages:
-            marks = {"completed": "\u2713", "running": "\u25b6", "pending": "\u00b7", "failed": "\u2717"}
-            stage = p.current_stage or status.status
-            shown = " ".join(f"{marks.get(s.status, '?')}{s.name}" for s in p.stages)
-            return f"{status.status} [{stage}] {shown}"
+            marks = {"completed": "\u2713", "running": "\u25b6", "pending": "\u00b7", "failed": "\u2717", "skipped": "-"}
+            return " ".join(f"{marks.get(s.status, '?')}{s.name}" for s in p.stages)
         return status.status
 
     def update(self, status: RunStatus) -> None:
@@ -469,10 +467,10 @@ class RunProgress:
         bar.set_postfix_str(self.describe(status), refresh=False)
         if status.pipeline is not None:
             for s in status.pipeline.stages:
-                if s.status == "completed" and s.name not in self._reported:
+                if s.status in ("completed", "skipped", "failed") and s.name not in self._reported:
                     self._reported.add(s.name)
                     took = f" in {s.duration_ms} ms" if s.duration_ms is not None else ""
-                    bar.write(f"  stage {s.name} completed{took}", file=self._file)
+                    bar.write(f"  stage {s.name} {s.status}{took}", file=self._file)
         bar.refresh()
 
     def close(self) -> None:
