@@ -163,6 +163,7 @@ func visibleKey(p *auth.Principal, k store.APIKey) bool {
 }
 
 var apiKeySort = pagination.Spec[store.APIKey]{
+	Name: "api_keys",
 	Fields: map[string]func(store.APIKey) pagination.Key{
 		"created_at": func(k store.APIKey) pagination.Key { return pagination.Time(k.CreatedAt) },
 		"name":       func(k store.APIKey) pagination.Key { return pagination.String(k.Name) },

@@ -40,6 +40,7 @@ func artifactOf(a artifactItem) Artifact {
 }
 
 var artifactSort = pagination.Spec[artifactItem]{
+	Name: "artifacts",
 	Fields: map[string]func(artifactItem) pagination.Key{
 		"created_at": func(a artifactItem) pagination.Key { return pagination.Time(a.ref.CreatedAt.Time) },
 		"name":       func(a artifactItem) pagination.Key { return pagination.String(a.ref.Name) },
@@ -82,7 +83,7 @@ func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*li
 			items = append(items, artifactItem{runID: in.RunID, ref: a})
 		}
 	}
-	return paginate(s, items, artifactSort, in.PageParams, in.Sort, filterKey("kind", in.Kind), artifactOf)
+	return paginate(s, items, artifactSort, in.PageParams, in.Sort, filterKey("run", in.RunID, "kind", in.Kind), artifactOf)
 }
 
 func (s *Server) getArtifactContent(ctx context.Context, in *struct {

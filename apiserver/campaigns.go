@@ -185,6 +185,7 @@ type listCampaignsInput struct {
 }
 
 var campaignSort = pagination.Spec[*discov1.Campaign]{
+	Name: "campaigns",
 	Fields: map[string]func(*discov1.Campaign) pagination.Key{
 		"created_at": func(c *discov1.Campaign) pagination.Key { return createdKey(c) },
 		"name": func(c *discov1.Campaign) pagination.Key {
@@ -213,7 +214,7 @@ func (s *Server) listCampaigns(ctx context.Context, in *listCampaignsInput) (*li
 		}
 		items = append(items, c)
 	}
-	return paginate(s, items, campaignSort, in.PageParams, in.Sort, filterKey("status", in.Status),
+	return paginate(s, items, campaignSort, in.PageParams, in.Sort, filterKey("project", in.ProjectID, "status", in.Status),
 		func(c *discov1.Campaign) Campaign { return s.campaignOf(proj, c) })
 }
 

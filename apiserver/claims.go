@@ -116,6 +116,7 @@ type listClaimsInput struct {
 }
 
 var claimSort = pagination.Spec[*discov1.Claim]{
+	Name: "claims",
 	Fields: map[string]func(*discov1.Claim) pagination.Key{
 		"created_at": func(c *discov1.Claim) pagination.Key { return createdKey(c) },
 		"score":      func(c *discov1.Claim) pagination.Key { return pagination.Number(c.Spec.Score) },
@@ -152,7 +153,7 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 		}
 		items = append(items, c)
 	}
-	filter := filterKey("run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
+	filter := filterKey("project", in.ProjectID, "run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
 	return paginate(s, items, claimSort, in.PageParams, in.Sort, filter, claimOf)
 }
 

@@ -425,6 +425,7 @@ type listDatasetsInput struct {
 }
 
 var datasetSort = pagination.Spec[*discov1.Dataset]{
+	Name: "datasets",
 	Fields: map[string]func(*discov1.Dataset) pagination.Key{
 		"created_at": func(d *discov1.Dataset) pagination.Key { return createdKey(d) },
 		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.Spec.DisplayName)) },
@@ -451,7 +452,7 @@ func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*list
 		}
 		items = append(items, d)
 	}
-	return paginate(s, items, datasetSort, in.PageParams, in.Sort, filterKey("status", in.Status, "format", in.Format), datasetOf)
+	return paginate(s, items, datasetSort, in.PageParams, in.Sort, filterKey("project", in.ProjectID, "status", in.Status, "format", in.Format), datasetOf)
 }
 
 type DatasetPath struct {

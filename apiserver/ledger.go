@@ -117,7 +117,7 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutp
 		sortField = "timestamp"
 	}
 	order := in.Order
-	filter := filterKey("claim_id", in.ClaimID)
+	filter := filterKey("list", "ledger", "project", in.ProjectID, "claim_id", in.ClaimID)
 	limit := in.Limit
 	if limit <= 0 {
 		limit = pagination.DefaultLimit

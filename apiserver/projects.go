@@ -197,6 +197,7 @@ type listProjectsInput struct {
 }
 
 var projectSort = pagination.Spec[*discov1.Project]{
+	Name: "projects",
 	Fields: map[string]func(*discov1.Project) pagination.Key{
 		"created_at": func(p *discov1.Project) pagination.Key { return createdKey(p) },
 		"updated_at": func(p *discov1.Project) pagination.Key { return pagination.Time(updatedAt(p)) },

@@ -312,6 +312,7 @@ type listRunsInput struct {
 }
 
 var runSort = pagination.Spec[*discov1.Run]{
+	Name: "runs",
 	Fields: map[string]func(*discov1.Run) pagination.Key{
 		"created_at":              func(r *discov1.Run) pagination.Key { return createdKey(r) },
 		"compute_units_estimated": func(r *discov1.Run) pagination.Key { return pagination.Number(float64(r.Spec.ComputeUnitsEstimated)) },
@@ -338,7 +339,7 @@ func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listOutput[R
 		}
 		items = append(items, r)
 	}
-	return paginate(s, items, runSort, in.PageParams, in.Sort, filterKey("status", in.Status, "mode", in.Mode, "dataset_id", in.DatasetID), runOf)
+	return paginate(s, items, runSort, in.PageParams, in.Sort, filterKey("campaign", in.CampaignID, "status", in.Status, "mode", in.Mode, "dataset_id", in.DatasetID), runOf)
 }
 
 type RunPath struct {

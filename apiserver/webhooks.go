@@ -153,6 +153,7 @@ func (s *Server) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
 }
 
 var webhookSort = pagination.Spec[store.Webhook]{
+	Name: "webhooks",
 	Fields: map[string]func(store.Webhook) pagination.Key{
 		"created_at": func(w store.Webhook) pagination.Key { return pagination.Time(w.CreatedAt) },
 		"url":        func(w store.Webhook) pagination.Key { return pagination.String(w.URL) },

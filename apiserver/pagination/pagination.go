@@ -73,6 +73,7 @@ func compare(a, b Key) int {
 
 // Cursor is the decoded content of an opaque cursor.
 type Cursor struct {
+	List   string `json:"l,omitempty"`
 	Sort   string `json:"s"`
 	Order  string `json:"o"`
 	Filter string `json:"f,omitempty"`
@@ -123,6 +124,8 @@ func (k *Codec) Decode(s string) (Cursor, error) {
 
 // Spec describes how a kind of item is sorted.
 type Spec[T any] struct {
+	// Name identifies the list; a cursor of one list is refused by another.
+	Name string
 	// Fields maps each sortable field name to its key.
 	Fields map[string]func(T) Key
 	// DefaultSort is used when the request names none.
@@ -177,7 +180,7 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 		if err != nil {
 			return Page[T]{}, &Error{Param: "cursor", Message: "not a cursor issued by this list"}
 		}
-		if (sortField != "" && sortField != c.Sort) || (order != "" && order != c.Order) || c.Filter != req.Filter {
+		if c.List != spec.Name || (sortField != "" && sortField != c.Sort) || (order != "" && order != c.Order) || c.Filter != req.Filter {
 			return Page[T]{}, &Error{Param: "cursor", Message: "the cursor belongs to a different sort, order or filter"}
 		}
 		sortField, order = c.Sort, c.Order
@@ -240,7 +243,7 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 	if end < len(idx) {
 		last := idx[end-1]
 		page.HasMore = true
-		page.NextCursor = codec.Encode(Cursor{Sort: sortField, Order: order, Filter: req.Filter, Key: keys[last], ID: spec.ID(items[last])})
+		page.NextCursor = codec.Encode(Cursor{List: spec.Name, Sort: sortField, Order: order, Filter: req.Filter, Key: keys[last], ID: spec.ID(items[last])})
 	}
 	return page, nil
 }
