@@ -17,6 +17,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 )
@@ -220,8 +221,12 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 	if err != nil {
 		return fmt.Errorf("read results: %w", err)
 	}
+	campaign := &discov1.Campaign{}
+	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), campaign); err != nil {
+		return fmt.Errorf("campaign %s: %w", run.Spec.CampaignID, err)
+	}
 	m := &materializer{client: r.Client, ledger: r.Ledger, events: r.Events}
-	if _, bestID, err := m.materialize(ctx, run, project.Spec.TenantID, res); err != nil {
+	if _, bestID, err := m.materialize(ctx, run, project.Spec.TenantID, governance.PolicyFor(project, campaign), res); err != nil {
 		return err
 	} else if bestID != "" {
 		best := res.Claims[res.Summary.BestClaimIndex]
@@ -261,10 +266,16 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 			return err
 		}
 		for _, c := range claims.Items {
-			if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.created", map[string]any{
-				"claim_id": ids.FromName(c.Name), "run_id": runID, "project_id": run.Spec.ProjectID,
-				"type": string(c.Spec.Type), "tier": string(c.Spec.Tier), "score": c.Spec.Score}); err != nil {
+			claim := map[string]any{"claim_id": ids.FromName(c.Name), "run_id": runID, "project_id": run.Spec.ProjectID,
+				"type": string(c.Spec.Type), "tier": string(c.Spec.Tier), "score": c.Spec.Score}
+			if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.created", claim); err != nil {
 				return err
+			}
+			if c.Spec.Tier != discov1.TierExplore { // auto-promoted by the campaign
+				claim["from_tier"], claim["promoted_by"] = string(discov1.TierExplore), "system"
+				if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.promoted", claim); err != nil {
+					return err
+				}
 			}
 		}
 		if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "run.completed", data); err != nil {

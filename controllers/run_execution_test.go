@@ -126,3 +126,47 @@ var _ = Describe("Run execution (local executor)", func() {
 		Eventually(func() int { return len(testEvents.ofType("run.failed", ids.FromName(run.Name))) }).Should(Equal(1))
 	})
 })
+
+var _ = Describe("Auto-promotion", func() {
+	It("starts claims that pass the checks in the campaign's auto_promote_to tier, ledgered by system", func() {
+		tenant, ns := newTenant()
+		p := newProject(tenant, ns)
+		id := ids.New(ids.Campaign)
+		c := &discov1.Campaign{
+			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns},
+			Spec: discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "exec", Budget: discov1.Budget{ComputeUnits: 1000, MaxRuns: 5},
+				Governance: discov1.CampaignGovernance{AutoPromoteTo: discov1.TierValidate}},
+		}
+		Expect(k8sClient.Create(ctx, c)).To(Succeed())
+		ds := uploadCSV(p, linearCSV(200))
+		run := submit(c, ds, discov1.ModeSymbolic, "y")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
+			g.Expect(run.Status.Phase).To(Equal(discov1.RunCompleted), run.Status.Message)
+		}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
+
+		claims := &discov1.ClaimList{}
+		Expect(k8sClient.List(ctx, claims, client.InNamespace(ns), client.MatchingLabels{discov1.LabelRun: ids.FromName(run.Name)})).To(Succeed())
+		Expect(claims.Items).NotTo(BeEmpty())
+		promoted := 0
+		for _, claim := range claims.Items {
+			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), projectID(p), ledger.ListQuery{ClaimID: ids.FromName(claim.Name), Limit: 100})
+			Expect(err).NotTo(HaveOccurred())
+			var kinds []string
+			for _, e := range entries {
+				kinds = append(kinds, e.EventType)
+			}
+			// Project defaults: threshold 0.7, controls required, ceiling validate.
+			if claim.Spec.Score >= 0.7 && claim.Spec.NegativeControlsPassed {
+				Expect(claim.Spec.Tier).To(Equal(discov1.TierValidate))
+				Expect(kinds).To(ContainElement("claim_promoted"))
+				promoted++
+			} else {
+				Expect(claim.Spec.Tier).To(Equal(discov1.TierExplore))
+				Expect(kinds).To(ContainElement("policy_evaluated"))
+			}
+		}
+		Expect(promoted).To(BeNumerically(">=", 1), "the exact law passes every check")
+		Eventually(func() int { return len(testEvents.ofType("claim.promoted", ids.FromName(run.Name))) }).Should(Equal(promoted))
+	})
+})

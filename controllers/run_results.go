@@ -14,6 +14,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 )
@@ -38,7 +39,7 @@ type materializer struct {
 // claim_created entry is appended before the object is created; if the process dies in
 // between, the next pass finds the entry by claim id and reuses it, so nothing is ledgered
 // twice and no claim is lost.
-func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenantID string, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
+func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenantID string, pol governance.Policy, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
 	runID := ids.FromName(run.Name)
 	for i := range res.Claims {
 		c := &res.Claims[i]
@@ -54,7 +55,7 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 		if !apierrors.IsNotFound(err) {
 			return nil, "", err
 		}
-		entryID, err := m.ledgerClaimCreated(ctx, run, tenantID, id, c)
+		entryID, tier, err := m.ledgerClaim(ctx, run, tenantID, id, c, pol)
 		if err != nil {
 			return nil, "", err
 		}
@@ -62,6 +63,7 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 		if err != nil {
 			return nil, "", err
 		}
+		claim.Spec.Tier = tier
 		if err := controllerutil.SetControllerReference(run, claim, m.client.Scheme()); err != nil {
 			return nil, "", err
 		}
@@ -73,17 +75,65 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 	return created, bestID, nil
 }
 
-func (m *materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim) (string, error) {
+// ledgerClaim records a new claim (claim_created, its negative controls and, when the
+// campaign auto-promotes, the evaluation) and returns the claim_created entry and the tier
+// the claim starts in. The ledger is the source of truth for that tier: after a crash the
+// entries already written decide it, so the object never disagrees with its ledger.
+func (m *materializer) ledgerClaim(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (string, discov1.Tier, error) {
 	if m.ledger == nil {
-		return "", nil
+		return "", discov1.TierExplore, nil
 	}
-	prior, err := m.ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 1})
+	prior, err := m.ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 100})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(prior) > 0 {
-		return prior[0].ID, nil
+		tier := discov1.TierExplore
+		for _, e := range prior {
+			if e.EventType == "claim_promoted" {
+				if to, ok := e.Details["to_tier"].(string); ok {
+					tier = discov1.Tier(to)
+				}
+			}
+		}
+		return prior[0].ID, tier, nil
 	}
+	entryID, err := m.ledgerClaimCreated(ctx, run, tenantID, claimID, c)
+	if err != nil {
+		return "", "", err
+	}
+	tier, err := m.autoPromote(ctx, run, tenantID, claimID, c, pol)
+	return entryID, tier, err
+}
+
+// autoPromote applies the campaign's auto_promote_to: the claim starts in that tier when it
+// passes the same checks a user's promotion must pass; the evaluation is ledgered either way.
+func (m *materializer) autoPromote(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (discov1.Tier, error) {
+	target := pol.AutoPromoteTo
+	if target.Rank() <= discov1.TierExplore.Rank() {
+		return discov1.TierExplore, nil
+	}
+	eval := governance.Evaluate(pol, c.Score, c.Evidence.NegativeControlsPassed, target)
+	entry := ledger.Entry{TenantID: tenantID, ProjectID: run.Spec.ProjectID, ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system"}
+	if eval.Allowed() {
+		entry.EventType = "claim_promoted"
+		entry.Details = map[string]any{"from_tier": string(discov1.TierExplore), "to_tier": string(target),
+			"rationale": "auto-promotion by campaign policy", "governance_evaluation": eval.Details()}
+	} else {
+		entry.EventType = "policy_evaluated"
+		entry.Details = map[string]any{"operation": "auto_promote", "from_tier": string(discov1.TierExplore), "requested_tier": string(target),
+			"result": "rejected", "constraint": eval.Constraint, "governance_evaluation": eval.Details()}
+	}
+	if _, err := m.ledger.Append(ctx, entry); err != nil {
+		return "", err
+	}
+	if eval.Allowed() {
+		return target, nil
+	}
+	return discov1.TierExplore, nil
+}
+
+func (m *materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim) (string, error) {
 	controls := map[string]any{}
 	for name, r := range c.Evidence.NegativeControls {
 		controls[name] = map[string]any{"passed": r.Passed, "p_value": r.PValue}
