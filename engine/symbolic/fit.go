@@ -61,7 +61,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 
 	_, varY := meanSD(y)
 	varY *= varY
-	p := &problem{cols: X, y: y, varY: varY, names: names, g: g, s: s}
+	p := &problem{cols: X, y: y, varY: varY, names: names, g: g, s: s, expired: expired}
 	if varY == 0 {
 		m := constantModel(y[0], 0, varY)
 		return &Result{Best: m, Front: []*Model{m}}, nil
@@ -70,7 +70,13 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 
 	var seeds []tree
 	if seeding {
-		seeds = append(powerLawSeeds(p), sparseSeeds(p)...)
+		pl := powerLawSeeds(p)
+		var mono tree
+		if len(pl) > 0 {
+			mono = pl[0]
+		}
+		seeds = append(pl, rationalSeeds(p, mono)...)
+		seeds = append(seeds, sparseSeeds(p)...)
 	}
 
 	islands := make([]*island, s.islands)

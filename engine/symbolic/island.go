@@ -15,6 +15,8 @@ type problem struct {
 	g     *grammar
 	s     settings
 
+	expired func() bool // reports whether the time limit or context ran out
+
 	// The evolutionary search scores individuals on a fixed random subset
 	// of at most maxSearchRows rows: selection only needs to rank them,
 	// and the saved time buys more generations. Constants of the final

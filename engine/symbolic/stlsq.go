@@ -126,14 +126,14 @@ func (s *sparseRegression) independent() []int {
 
 // forward runs forward stepwise selection over the candidates and returns
 // the nested supports it visits, plus the best single terms.
-func (s *sparseRegression) forward(cand []int, singles int) []sparseModel {
+func (s *sparseRegression) forward(cand []int, singles, maxTerms int) []sparseModel {
 	var out []sparseModel
 	type scored struct {
 		j   int
 		rss float64
 	}
 	var S []int
-	for step := 0; step < maxSeedTerms && step < len(cand); step++ {
+	for step := 0; step < maxTerms && step < len(cand); step++ {
 		var all []scored
 		for _, j := range cand {
 			if slices.Contains(S, j) {
@@ -159,6 +159,30 @@ func (s *sparseRegression) forward(cand []int, singles int) []sparseModel {
 		if all[0].rss < 1e-14 {
 			break
 		}
+	}
+	return out
+}
+
+// backward eliminates terms from S one at a time, always the one whose
+// removal raises the residual least, and returns the supports visited.
+// Run after forward selection it recovers small supports that the greedy
+// forward path stepped around.
+func (s *sparseRegression) backward(S []int) []sparseModel {
+	var out []sparseModel
+	S = slices.Clone(S)
+	for len(S) > 1 {
+		best, bestRSS := -1, math.Inf(1)
+		for p := range S {
+			rest := slices.Delete(slices.Clone(S), p, p+1)
+			if _, rss, ok := s.solve(rest); ok && rss < bestRSS {
+				best, bestRSS = p, rss
+			}
+		}
+		if best < 0 {
+			break
+		}
+		S = slices.Delete(S, best, best+1)
+		out = append(out, sparseModel{support: slices.Clone(S), rss: bestRSS})
 	}
 	return out
 }
@@ -230,7 +254,7 @@ func sparseSeeds(p *problem) []tree {
 	}
 	s := newSparseRegression(lib, p.y)
 	cand := s.independent()
-	models := append(s.forward(cand, 8), s.stlsq(cand)...)
+	models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
 	slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
 	b := newTermBuilder(p.g)
 	var seeds []tree

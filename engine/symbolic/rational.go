@@ -1,0 +1,453 @@
+package symbolic
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// rationalSeeds looks for laws of the form
+//
+//	y = M(x) · (P(x)/Q(x))^(1/k),  k ∈ {1, 2},
+//
+// with P and Q sparse polynomials and M the power-law monomial found in log
+// space (or 1). Writing z = (y/M)^k, the law is the linear relation
+// z·Q(x) − P(x) = 0, so after fixing one term of Q to coefficient 1 (the
+// "anchor") it is a sparse linear regression of z·anchor on the monomials
+// of P and the products z·q of the other terms of Q — the implicit
+// formulation of SINDy-PI. This captures weighted means, parallel sums,
+// relativistic factors and other rational or square-root-of-rational laws
+// that grow slowly by evolution because no smaller piece of them fits well.
+func rationalSeeds(p *problem, monomial tree) []tree {
+	if len(p.searchY) < 20 {
+		return nil
+	}
+	b := newTermBuilder(p.g)
+	if !b.has[opDiv] || !b.has[opMul] || !b.has[opAdd] {
+		return nil
+	}
+	vars := p.g.vars
+	numDeg, denDeg := 3, 2
+	if len(vars) > 5 {
+		numDeg = 2
+	}
+	if len(vars) > 6 {
+		denDeg = 1
+	}
+	if len(vars) > 10 {
+		return nil
+	}
+	nums := monomials(vars, numDeg)
+	dens := append([][]float64{make([]float64, len(vars))}, monomials(vars, denDeg)...)
+
+	// The regressions run on a small row subset: they only have to find
+	// supports, and exact or nearly exact relations show on few rows.
+	rows := min(len(p.searchY), rationalRows)
+	cols := make([][]float64, len(p.searchCols))
+	for j, c := range p.searchCols {
+		cols[j] = c[:rows]
+	}
+	y := p.searchY[:rows]
+	ev := newEvaluator(cols, rows)
+	colOf := func(pw []float64) ([]float64, tree, bool) {
+		t, ok := b.monomial(vars, pw)
+		if !ok {
+			return nil, nil, false
+		}
+		c := append([]float64(nil), ev.eval(t)...)
+		return c, t, true
+	}
+	numCols, numTrees := make([][]float64, 0, len(nums)), make([]tree, 0, len(nums))
+	for _, pw := range nums {
+		if c, t, ok := colOf(pw); ok {
+			numCols, numTrees = append(numCols, c), append(numTrees, t)
+		}
+	}
+	denCols, denTrees := [][]float64{nil}, []tree{nil} // index 0: the constant 1
+	for _, pw := range dens[1:] {
+		if c, t, ok := colOf(pw); ok {
+			denCols, denTrees = append(denCols, c), append(denTrees, t)
+		}
+	}
+
+	var r []float64 // y / M
+	if monomial != nil {
+		m := ev.eval(monomial)
+		r = make([]float64, rows)
+		for i, v := range y {
+			r[i] = v / m[i]
+		}
+		if !usableColumn(r) {
+			monomial, r = nil, nil
+		}
+	}
+	type candidate struct {
+		t    tree
+		loss float64
+	}
+	var cands []candidate
+	full := newEvaluator(p.searchCols, len(p.searchY))
+	for _, useM := range []bool{false, true} {
+		if useM && monomial == nil {
+			continue
+		}
+		base := y
+		if useM {
+			base = r
+		}
+		for k := 1; k <= 2; k++ {
+			if k == 2 && (!sameSign(base) || !(b.has[opSqrt] || b.has[opPow])) {
+				continue
+			}
+			z := make([]float64, len(base))
+			for i, v := range base {
+				z[i] = math.Pow(v, float64(k))
+			}
+			if p.expired() {
+				return nil
+			}
+			for _, c := range implicitRational(numCols, denCols, z) {
+				t, ok := rationalTree(b, c, numTrees, denTrees, k)
+				if !ok {
+					continue
+				}
+				if useM {
+					t = append(append(monomial.clone(), t...), opNode(opMul))
+				}
+				// Rank by the explicit fit: implicit residuals can be small
+				// for degenerate relations where P and Q nearly vanish.
+				if ind := evaluate(full, p.searchY, t); p.g.fits(t) && ind.loss < 0.1*p.searchVarY {
+					// Exact relations tie; among them the simplest goes first.
+					cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		if c := cmpFloat(a.loss, b.loss); c != 0 {
+			return c
+		}
+		return a.t.complexity() - b.t.complexity()
+	})
+	var seeds []tree
+	seen := map[uint64]bool{}
+	for _, c := range cands {
+		if h := c.t.hash(); !seen[h] && len(seeds) < 12 {
+			seen[h] = true
+			seeds = append(seeds, c.t)
+		}
+	}
+	return seeds
+}
+
+// rationalRows is the number of rows the implicit regressions use.
+const rationalRows = 200
+
+// monomials lists the exponent vectors of total degree 1..deg.
+func monomials(vars []int, deg int) [][]float64 {
+	var out [][]float64
+	pw := make([]float64, len(vars))
+	var rec func(start, left int)
+	rec = func(start, left int) {
+		for j := start; j < len(vars); j++ {
+			pw[j]++
+			out = append(out, slices.Clone(pw))
+			if left > 1 {
+				rec(j, left-1)
+			}
+			pw[j]--
+		}
+	}
+	rec(0, deg)
+	slices.SortStableFunc(out, func(a, b []float64) int { return int(sum(a) - sum(b)) })
+	return out
+}
+
+func sum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// rationalFit is z·(anchor − Σ d_k q_k) = w0 + Σ c_j p_j.
+type rationalFit struct {
+	anchor int
+	num    []int
+	numW   []float64
+	den    []int
+	denW   []float64
+	w0     float64
+	rss    float64
+}
+
+// implicitRational searches, for every anchor, the supports of the
+// relation z·anchor = w0 + Σ c_j p_j + Σ d_k z·q_k by forward selection
+// followed by backward elimination, and returns the promising fits.
+//
+// Candidate supports are scored by the explicit error of z ≈ P/Q rather
+// than by the implicit residual: the latter is also small for degenerate
+// relations in which P and Q nearly cancel on the data (strongly collinear
+// monomials on a positive range make such relations plentiful), while
+// their explicit quotient fits z badly.
+func implicitRational(numCols, denCols [][]float64, z []float64) []rationalFit {
+	n := len(z)
+	ip := &implicitProblem{z: z}
+	_, sdZ := meanSD(z)
+	ip.varZ = sdZ * sdZ
+	var cols []libraryTerm
+	add := func(raw, col []float64, den bool) {
+		if usableColumn(col) {
+			cols = append(cols, libraryTerm{col: col})
+			ip.raw = append(ip.raw, raw)
+			ip.isDen = append(ip.isDen, den)
+		}
+	}
+	ip.numIdx = map[int]int{}
+	for k, c := range numCols {
+		before := len(cols)
+		add(c, c, false)
+		if len(cols) > before {
+			ip.numIdx[len(cols)-1] = k
+		}
+	}
+	ip.denIndex = map[int]int{}
+	for k, q := range denCols {
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = z[i]
+			if q != nil {
+				c[i] *= q[i]
+			}
+		}
+		before := len(cols)
+		add(q, c, true)
+		if len(cols) > before {
+			ip.denIndex[len(cols)-1] = k
+		}
+	}
+	if len(cols) < 2 {
+		return nil
+	}
+	ip.s = newSparseRegression(cols, z)
+	cand := ip.s.independent()
+	var fits []rationalFit
+	for _, a := range cand {
+		if !ip.isDen[a] {
+			continue // anchors are denominator terms
+		}
+		ip.s.setTarget(a)
+		others := slices.DeleteFunc(slices.Clone(cand), func(j int) bool { return j == a })
+		for _, S := range ip.search(a, others, 6, 4) {
+			if f, ok := ip.fit(a, S); ok && f.rss < 0.1 {
+				fits = append(fits, f)
+			}
+		}
+	}
+	slices.SortStableFunc(fits, func(a, b rationalFit) int { return cmpFloat(a.rss, b.rss) })
+	return fits[:min(len(fits), 40)]
+}
+
+// implicitProblem holds the columns of one implicit rational regression.
+type implicitProblem struct {
+	s        *sparseRegression
+	z        []float64
+	varZ     float64
+	raw      [][]float64 // per column: p_j, or q_k (nil for q = 1)
+	isDen    []bool      // per column: is it z·q_k
+	denIndex map[int]int // column → index into the denominator terms
+	numIdx   map[int]int // column → index into the numerator terms
+}
+
+// setTarget makes library column a the regression target.
+func (s *sparseRegression) setTarget(a int) {
+	for j := range s.corrY {
+		s.corrY[j] = s.gram.At(a, j)
+	}
+	s.sdY = s.sd[a]
+}
+
+// search returns the supports visited by a beam search that grows
+// supports one term at a time, keeping the beam best by explicit error,
+// up to maxTerms terms, then by backward elimination from the best one.
+// A beam rather than a single greedy path matters here: the first terms
+// of a true relation often fit worse than spurious ones.
+func (ip *implicitProblem) search(a int, cand []int, maxTerms, beam int) [][]int {
+	type state struct {
+		S    []int
+		loss float64
+	}
+	var out [][]int
+	frontier := []state{{}}
+	seen := map[string]bool{}
+	var best state
+	for size := 1; size <= maxTerms; size++ {
+		var next []state
+		for _, f := range frontier {
+			for _, j := range cand {
+				if slices.Contains(f.S, j) {
+					continue
+				}
+				S := append(slices.Clone(f.S), j)
+				slices.Sort(S)
+				key := fmt.Sprint(S)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				next = append(next, state{S, ip.explicitLoss(a, S)})
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		slices.SortStableFunc(next, func(x, y state) int { return cmpFloat(x.loss, y.loss) })
+		frontier = next[:min(beam, len(next))]
+		for _, f := range frontier {
+			out = append(out, f.S)
+		}
+		best = frontier[0]
+		if best.loss < 1e-24 {
+			break
+		}
+	}
+	S := best.S
+	for len(S) > 1 {
+		bestP, bestLoss := -1, math.Inf(1)
+		for p := range S {
+			if l := ip.explicitLoss(a, slices.Delete(slices.Clone(S), p, p+1)); l < bestLoss {
+				bestP, bestLoss = p, l
+			}
+		}
+		if bestP < 0 {
+			break
+		}
+		S = slices.Delete(slices.Clone(S), bestP, bestP+1)
+		out = append(out, S)
+	}
+	return out
+}
+
+// coefficients converts the standardised ridge solution on S into raw
+// coefficients of anchor = w0 + Σ β_j column_j.
+func (ip *implicitProblem) coefficients(a int, S []int) (float64, []float64, bool) {
+	w, _, ok := ip.s.solve(S)
+	if !ok {
+		return 0, nil, false
+	}
+	s := ip.s
+	beta := make([]float64, len(S))
+	w0 := s.mean[a]
+	for p, j := range S {
+		beta[p] = w[p] * s.sd[a] / s.sd[j]
+		w0 -= beta[p] * s.mean[j]
+	}
+	return w0, beta, true
+}
+
+// explicitLoss is the normalised error of z ≈ P/Q for the relation with
+// support S, or +Inf if it is undefined somewhere.
+func (ip *implicitProblem) explicitLoss(a int, S []int) float64 {
+	w0, beta, ok := ip.coefficients(a, S)
+	if !ok {
+		return math.Inf(1)
+	}
+	var sse float64
+	for i, zi := range ip.z {
+		q := 1.0
+		if ip.raw[a] != nil {
+			q = ip.raw[a][i]
+		}
+		pv := w0
+		for p, j := range S {
+			v := 1.0
+			if ip.raw[j] != nil {
+				v = ip.raw[j][i]
+			}
+			if ip.isDen[j] {
+				q -= beta[p] * v
+			} else {
+				pv += beta[p] * v
+			}
+		}
+		d := zi - pv/q
+		sse += d * d
+	}
+	l := sse / float64(len(ip.z)) / ip.varZ
+	if math.IsNaN(l) {
+		return math.Inf(1)
+	}
+	return l
+}
+
+// fit refits support S by unregularised least squares and returns the
+// relation with its explicit loss.
+func (ip *implicitProblem) fit(a int, S []int) (rationalFit, bool) {
+	cols := ip.s.lib
+	n := len(ip.z)
+	A := mat.NewDense(n, len(S)+1, nil)
+	for i := 0; i < n; i++ {
+		A.Set(i, 0, 1)
+		for p, j := range S {
+			A.Set(i, p+1, cols[j].col[i])
+		}
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(A, mat.NewVecDense(n, cols[a].col)); err != nil {
+		return rationalFit{}, false
+	}
+	f := rationalFit{anchor: ip.denIndex[a], w0: w.AtVec(0), rss: ip.explicitLoss(a, S)}
+	for p, j := range S {
+		if ip.isDen[j] {
+			f.den = append(f.den, ip.denIndex[j])
+			f.denW = append(f.denW, w.AtVec(p+1))
+		} else {
+			f.num = append(f.num, ip.numIdx[j])
+			f.numW = append(f.numW, w.AtVec(p+1))
+		}
+	}
+	return f, true
+}
+
+// rationalTree writes ((w0 + Σ c_j p_j) / (anchor − Σ d_k q_k))^(1/k).
+func rationalTree(b *termBuilder, f rationalFit, numTrees, denTrees []tree, k int) (tree, bool) {
+	term := func(trees []tree, j int) tree {
+		if trees[j] == nil {
+			return tree{constNode(1)}
+		}
+		return trees[j]
+	}
+	var num tree
+	numTerms := []tree{{constNode(1)}}
+	numW := []float64{f.w0}
+	for p, j := range f.num {
+		numTerms = append(numTerms, term(numTrees, j))
+		numW = append(numW, f.numW[p])
+	}
+	num, ok := b.linearCombination(numTerms, numW)
+	if !ok {
+		return nil, false
+	}
+	denTerms := []tree{term(denTrees, f.anchor)}
+	denW := []float64{1}
+	for p, j := range f.den {
+		denTerms = append(denTerms, term(denTrees, j))
+		denW = append(denW, -f.denW[p])
+	}
+	den, ok := b.linearCombination(denTerms, denW)
+	if !ok {
+		return nil, false
+	}
+	t := append(append(num, den...), opNode(opDiv))
+	if k == 2 {
+		if b.has[opSqrt] {
+			t = append(t, opNode(opSqrt))
+		} else {
+			t = append(t, powNode(0.5))
+		}
+	}
+	return simplifyTree(t), true
+}
