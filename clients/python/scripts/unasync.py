@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +21,7 @@ HEADER = (
     "# Do not edit: change the async source and run `python3 scripts/unasync.py`.\n"
 )
 
-RULES: list[tuple[str, str]] = [
+RULES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\basync def\b", "def"),
     (r"\basync for\b", "for"),
     (r"\basync with\b", "with"),
@@ -31,11 +32,12 @@ RULES: list[tuple[str, str]] = [
     (r"\b__aexit__\b", "__exit__"),
     (r"\bStopAsyncIteration\b", "StopIteration"),
     (r"\bAsync([A-Z]\w*)", r"\1"),
+    (r"\b_Async([A-Z]\w*)", r"_\1"),
     (r"\baclose\b", "close"),
     (r"\baread\b", "read"),
     (r"\basleep\b", "sleep"),
     (r"\bacall_hook\b", "call_hook"),
-    (r"\basynchronous\b", "synchronous"),
+    (r"\b([Aa])synchronous\b", lambda m: "S" + "ynchronous" if m.group(1) == "A" else "synchronous"),
 ]
 
 SYNC_DOC = '''"""The synchronous client (generated; see the header above)."""

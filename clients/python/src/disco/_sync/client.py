@@ -130,7 +130,7 @@ class Paginator(Generic[M]):
         return out
 
 
-class _AsyncResource:
+class _Resource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
@@ -179,7 +179,7 @@ def _iso(value: datetime | str | None) -> str | None:
     return value.isoformat()
 
 
-class Projects(_AsyncResource):
+class Projects(_Resource):
     """``/projects``."""
 
     def create(
@@ -223,7 +223,7 @@ class Projects(_AsyncResource):
         return self.update(project_id, status="archived")
 
 
-class Campaigns(_AsyncResource):
+class Campaigns(_Resource):
     """``/projects/:project_id/campaigns``."""
 
     def create(
@@ -266,7 +266,7 @@ class Campaigns(_AsyncResource):
         return self.update(project_id, campaign_id, status="archived")
 
 
-class Datasets(_AsyncResource):
+class Datasets(_Resource):
     """``/projects/:project_id/datasets``."""
 
     def upload(
@@ -353,7 +353,7 @@ class Datasets(_AsyncResource):
             self._client._sleep(poll_interval)
 
 
-class Runs(_AsyncResource):
+class Runs(_Resource):
     """``/projects/:project_id/campaigns/:campaign_id/runs``."""
 
     def create(
@@ -510,7 +510,7 @@ class Runs(_AsyncResource):
             bar.close()
 
 
-class Claims(_AsyncResource):
+class Claims(_Resource):
     """``/projects/:project_id/claims``: claims of every campaign and run of a project."""
 
     def list(
@@ -571,7 +571,7 @@ class Claims(_AsyncResource):
         )
 
 
-class Ledger(_AsyncResource):
+class Ledger(_Resource):
     """``/projects/:project_id/ledger``: the Evidence Ledger."""
 
     def list(
@@ -608,7 +608,7 @@ class Ledger(_AsyncResource):
         return self._get(f"{_project(project_id)}/ledger/consistency", LedgerConsistency, {"old_size": old_size})
 
 
-class Webhooks(_AsyncResource):
+class Webhooks(_Resource):
     """``/webhooks``: registrations and their deliveries."""
 
     def create(
@@ -651,7 +651,7 @@ class Webhooks(_AsyncResource):
         )
 
 
-class APIKeys(_AsyncResource):
+class APIKeys(_Resource):
     """``/api-keys``: the tenant's API keys. The plaintext ``key`` is only returned by
     ``create`` and ``roll``."""
 
@@ -696,7 +696,7 @@ class APIKeys(_AsyncResource):
         self._delete(f"/api-keys/{seg(key_id)}")
 
 
-class OAuth(_AsyncResource):
+class OAuth(_Resource):
     """OAuth 2.0 authorization code flow with PKCE against ``/auth/authorize`` and
     ``/auth/token``. After ``exchange_code`` the client uses the session token and
     refreshes it automatically (keeping the rotated refresh token)."""
@@ -748,7 +748,7 @@ class OAuth(_AsyncResource):
 
 
 class Client:
-    """Asynchronous client of the disco REST API.
+    """Synchronous client of the disco REST API.
 
     ``base_url`` (including ``/v1``) and ``api_key`` default to ``DISCO_BASE_URL`` and
     ``DISCO_API_KEY``. Instead of an API key, pass ``token`` (a session token string or
