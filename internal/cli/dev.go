@@ -95,10 +95,14 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	reapOrphans(dir, func(msg string) { fmt.Fprintln(errOut, "disco dev: "+msg) })
 	fmt.Fprintf(errOut, "disco dev: starting etcd and kube-apiserver from %s (data in %s)\n", assets, dir)
 	cp, err := startControlPlane(dir, assets)
 	if err != nil {
 		return err
+	}
+	if err := recordChildren(dir); err != nil {
+		fmt.Fprintf(errOut, "disco dev: cannot record control-plane PIDs: %v\n", err)
 	}
 	defer func() {
 		fmt.Fprintln(errOut, "disco dev: stopping the control plane")
