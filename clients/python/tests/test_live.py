@@ -490,6 +490,22 @@ def test_readme_example_runs(live_stack: LiveStack, tmp_path: Path) -> None:
     assert "refused: promotion_ceiling_exceeded validate" in r.stdout
 
 
+def test_oauth_token_endpoint_live(live_stack: LiveStack) -> None:
+    """A bogus authorization code is refused with a typed error (once the facade serves
+    /auth/token; the consent step itself needs a browser login and is not driven here)."""
+    probe = httpx.post(live_stack.base_url + "/auth/token", json={}, timeout=10)
+    if probe.status_code in (404, 405, 501):
+        pytest.skip(f"the facade does not serve POST /auth/token yet ({probe.status_code})")
+    with disco.Client(live_stack.base_url, client_id="cli_" + "x" * 26) as oc:
+        oc.api_key = None
+        req = oc.oauth.authorization_url(redirect_uri="http://127.0.0.1:9/cb", scopes=["projects:read"])
+        assert req.url.startswith(live_stack.base_url + "/auth/authorize?")
+        with pytest.raises(disco.DiscoError) as ei:
+            oc.oauth.exchange_code("bogus-code", redirect_uri=req.redirect_uri, code_verifier=req.code_verifier)
+        assert ei.value.status in (400, 401)
+        assert oc.token is None
+
+
 def test_retry_on_429_live(live_stack: LiveStack) -> None:
     """Unauthenticated traffic is limited per client address (300 per minute): a burst
     past it gets 429s, which the client waits out (Retry-After) and retries.
