@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 		rec, err := s.opts.Store.GetIdempotent(r.Context(), tenantID, key)
 		switch {
 		case err == nil:
-			sum, err := bodyDigest(r.Body)
+			sum, err := bodyDigest(r)
 			if err != nil {
 				s.fail(w, r, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "could not read the request body"))
 				return
@@ -74,7 +75,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			return
 		}
 
-		hr := &hashingReader{r: r.Body, h: sha256.New()}
+		hr := &hashingReader{r: r.Body, h: newDigest(r)}
 		r.Body = hr
 		rw := &recordingWriter{ResponseWriter: w}
 		next.ServeHTTP(rw, r)
@@ -95,7 +96,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 		}
 		err = s.opts.Store.PutIdempotent(r.Context(), store.IdempotencyRecord{
 			TenantID: tenantID, Key: key, Method: r.Method, Path: r.URL.Path,
-			BodySHA256: hex.EncodeToString(hr.h.Sum(nil)),
+			BodySHA256: hr.h.sum(),
 			Status:     rw.status, Header: header, Body: rw.body.Bytes(),
 		})
 		if err != nil && !errors.Is(err, store.ErrConflict) {
@@ -104,17 +105,61 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 	})
 }
 
-func bodyDigest(body io.Reader) (string, error) {
-	h := sha256.New()
-	if _, err := io.Copy(h, body); err != nil {
+func bodyDigest(r *http.Request) (string, error) {
+	d := newDigest(r)
+	if _, err := io.Copy(d, r.Body); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return d.sum(), nil
+}
+
+// digest hashes a request body for idempotency. Multipart bodies are hashed with their
+// boundary removed: clients pick a fresh random boundary for every attempt, so the raw
+// bytes of a retried upload differ while the request is the same.
+type digest struct {
+	h   hash.Hash
+	pat []byte
+	buf []byte
+}
+
+func newDigest(r *http.Request) *digest {
+	d := &digest{h: sha256.New()}
+	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && strings.HasPrefix(mt, "multipart/") && params["boundary"] != "" {
+		d.pat = []byte(params["boundary"])
+	}
+	return d
+}
+
+func (d *digest) Write(p []byte) (int, error) {
+	if d.pat == nil {
+		return d.h.Write(p)
+	}
+	d.buf = append(d.buf, p...)
+	for {
+		i := bytes.Index(d.buf, d.pat)
+		if i < 0 {
+			break
+		}
+		d.h.Write(d.buf[:i])
+		d.buf = d.buf[i+len(d.pat):]
+	}
+	// Keep what could be the start of a boundary split across writes.
+	if keep := len(d.pat) - 1; len(d.buf) > keep {
+		d.h.Write(d.buf[:len(d.buf)-keep])
+		d.buf = append([]byte(nil), d.buf[len(d.buf)-keep:]...)
+	}
+	return len(p), nil
+}
+
+func (d *digest) sum() string {
+	d.h.Write(d.buf)
+	d.buf = nil
+	return hex.EncodeToString(d.h.Sum(nil))
 }
 
 type hashingReader struct {
 	r   io.ReadCloser
-	h   hash.Hash
+	h   *digest
 	eof bool
 }
 
