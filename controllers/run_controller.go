@@ -96,6 +96,9 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 				kind = corev1.EventTypeWarning
 			}
 			r.Recorder.Eventf(run, nil, kind, "Run"+titleCase(string(run.Status.Phase)), "Reconcile", "run is %s %s", run.Status.Phase, run.Status.Message)
+			if run.Status.Phase.Finished() {
+				observeRunFinished(run)
+			}
 		}
 	}()
 	run.Status.ObservedGeneration = run.Generation

@@ -10,11 +10,14 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/metrics"
 )
 
 // uploadCSV stores a CSV in the blob store and creates its Dataset (profiled by the fake).
@@ -104,6 +107,18 @@ var _ = Describe("Run execution (local executor)", func() {
 		Eventually(func() int { return len(testEvents.ofType("run.completed", runID)) }).Should(Equal(1))
 		Expect(testEvents.ofType("claim.created", runID)).To(HaveLen(int(run.Status.ClaimsCount)))
 		Consistently(func() int { return len(testEvents.ofType("run.completed", runID)) }, 2*time.Second).Should(Equal(1))
+
+		Expect(testutil.ToFloat64(metrics.RunsFinished.WithLabelValues("completed", "symbolic"))).To(BeNumerically(">=", 1))
+		Expect(testutil.ToFloat64(metrics.ClaimsCreated.WithLabelValues("law", "explore"))).To(BeNumerically(">=", 1))
+		Expect(testutil.ToFloat64(metrics.LedgerAppends.WithLabelValues("claim_created"))).To(BeNumerically(">=", 1))
+		families, err := ctrlmetrics.Registry.Gather()
+		Expect(err).NotTo(HaveOccurred())
+		gauges := map[string]bool{}
+		for _, f := range families {
+			gauges[f.GetName()] = true
+		}
+		Expect(gauges).To(HaveKey("disco_runs"))
+		Expect(gauges).To(HaveKey("disco_claims"))
 
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())

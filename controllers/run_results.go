@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -17,6 +17,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/metrics"
 )
 
 // EventPublisher announces events to webhooks (internal/webhook's Publisher).
@@ -26,7 +27,9 @@ type EventPublisher interface {
 
 // ClaimID is the id of the i-th claim of a run: derived, so materialising results twice
 // (after a crash) finds the claims it already made.
-func ClaimID(runID string, i int) string { return derivedID(ids.Claim, runID, "claim", strconv.Itoa(i)) }
+func ClaimID(runID string, i int) string {
+	return derivedID(ids.Claim, runID, "claim", strconv.Itoa(i))
+}
 
 // materializer turns a run's results.json into Claim objects with their ledger entries.
 type materializer struct {
@@ -70,6 +73,7 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 		if err := m.client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, "", err
 		}
+		metrics.ClaimsCreated.WithLabelValues(string(claim.Spec.Type), string(claim.Spec.Tier)).Inc()
 		created = append(created, claim)
 	}
 	return created, bestID, nil

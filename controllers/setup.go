@@ -2,9 +2,12 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -49,6 +52,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	if x, ok := opts.Executor.(*LocalExecutor); ok {
 		if err := mgr.Add(x); err != nil {
+			return err
+		}
+	}
+	if err := ctrlmetrics.Registry.Register(newStateCollector(mgr.GetClient())); err != nil {
+		var already prometheus.AlreadyRegisteredError
+		if !errors.As(err, &already) {
 			return err
 		}
 	}

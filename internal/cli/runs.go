@@ -6,6 +6,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/discolab/disco/controllers"
+	"github.com/discolab/disco/internal/metrics"
 	"github.com/discolab/disco/internal/webhook"
 )
 
@@ -35,5 +36,6 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, b *backends, scratc
 	return mgr.Add(webhook.NewDispatcher(b.store, webhook.DispatcherOptions{
 		AllowLoopback: allowLoopback,
 		Logger:        ctrl.Log.WithName("webhooks"),
+		Metrics:       metrics.WebhookOutcome,
 	}))
 }

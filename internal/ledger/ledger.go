@@ -9,6 +9,8 @@
 package ledger
 
 import (
+	"github.com/discolab/disco/internal/metrics"
+
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -171,5 +173,6 @@ func (l *Ledger) Append(ctx context.Context, e Entry) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	metrics.LedgerAppends.WithLabelValues(e.EventType).Inc()
 	return e, nil
 }
