@@ -223,3 +223,6 @@ func (isl *island) emigrants(k int) []individual {
 	isl.sortPopulation()
 	return slices.Clone(isl.pop[:min(k, len(isl.pop))])
 }
+
+// timeUp reports whether the search must stop (never, without a limit).
+func (p *problem) timeUp() bool { return p.expired != nil && p.expired() }

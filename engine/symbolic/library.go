@@ -61,6 +61,25 @@ func buildLibrary(p *problem) []libraryTerm {
 			}
 		}
 	}
+	// Differences of variables (x2 − x1, ω − ω0, θ1 − θ2) are common in
+	// laws; offer them squared and under sin and cos.
+	if b.has[opSub] {
+		for a, i := range vars {
+			for _, j := range vars[a+1:] {
+				d := tree{varNode(i), varNode(j), opNode(opSub)}
+				if b.has[opPow] {
+					add(append(d.clone(), powNode(2)), true)
+				} else if b.has[opMul] {
+					add(append(append(d.clone(), d...), opNode(opMul)), true)
+				}
+				for _, f := range []opcode{opSin, opCos} {
+					if b.has[f] {
+						add(append(d.clone(), opNode(f)), true)
+					}
+				}
+			}
+		}
+	}
 	for a, i := range vars {
 		mono([]int{i}, []float64{3})
 		for b2, j := range vars {

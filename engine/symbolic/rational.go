@@ -105,7 +105,7 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 			for i, v := range base {
 				z[i] = math.Pow(v, float64(k))
 			}
-			if p.expired() {
+			if p.timeUp() {
 				return nil
 			}
 			for _, c := range implicitRational(numCols, denCols, z) {

@@ -1,11 +1,19 @@
 package symbolic
 
-import "math"
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
 
-// simplify returns an equivalent expression with constant subexpressions
-// folded, identities removed (x*1, x+0, x^1, ...) and numeric factors
-// gathered at the front of products, so printed models carry no redundant
-// constants and their complexity is honest.
+// simplify returns an equivalent expression in a canonical form: constant
+// subexpressions folded, products and quotients gathered into
+// coefficient·Π base^k with equal bases merged (x·y/x → y, x·x → x^2),
+// sums gathered into Σ coefficient·term with equal terms merged, and
+// identities (x·1, x+0, x^1) gone. Printed models then carry no redundant
+// constants, their complexity is honest, and equivalent children in the
+// search look alike.
 func simplify(e *expr) *expr {
 	if len(e.args) == 0 {
 		return e
@@ -28,36 +36,177 @@ func simplify(e *expr) *expr {
 		}
 	}
 	switch e.op {
-	case opAdd:
-		return simplifyAdd(args[0], args[1])
-	case opSub:
-		return simplifySub(args[0], args[1])
-	case opMul:
-		return simplifyMul(args[0], args[1])
-	case opDiv:
-		return simplifyDiv(args[0], args[1])
-	case opPow:
-		return simplifyPow(args[0], e.c)
+	case opAdd, opSub:
+		return simplifySum(&expr{op: e.op, args: args})
+	case opMul, opDiv, opPow:
+		return simplifyProduct(&expr{op: e.op, c: e.c, args: args})
 	}
 	return eun(e.op, args[0], e.c)
 }
 
-// splitTerm separates an additive constant: x + c → (c, x); c → (c, nil).
-func splitTerm(e *expr) (float64, *expr) {
-	switch {
-	case e.isConst():
-		return e.c, nil
-	case e.op == opAdd && e.args[1].isConst():
-		return e.args[1].c, e.args[0]
-	}
-	return 0, e
+// factor is base^k inside a product.
+type factor struct {
+	base *expr
+	key  string
+	k    float64
 }
 
-// splitFactor separates a multiplicative constant: c*x → (c, x); c → (c, nil).
+// simplifyProduct rewrites a product/quotient/power as c·Π base^k.
+func simplifyProduct(e *expr) *expr {
+	coef := 1.0
+	var fs []factor
+	collectFactors(e, 1, &coef, &fs)
+	if coef == 0 || math.IsNaN(coef) || math.IsInf(coef, 0) {
+		if coef == 0 {
+			return econst(0)
+		}
+		return e // leave undefined arithmetic alone
+	}
+	slices.SortStableFunc(fs, func(a, b factor) int { return strings.Compare(a.key, b.key) })
+	var num, den *expr
+	for _, f := range fs {
+		switch {
+		case f.k > 0:
+			num = times(num, powOf(f.base, f.k))
+		case f.k < 0:
+			den = times(den, powOf(f.base, -f.k))
+		}
+	}
+	switch {
+	case num == nil && den == nil:
+		return econst(coef)
+	case den == nil:
+		if coef == 1 {
+			return num
+		}
+		return ebin(opMul, econst(coef), num)
+	case num == nil:
+		return ebin(opDiv, econst(coef), den)
+	}
+	q := ebin(opDiv, num, den)
+	if coef == 1 {
+		return q
+	}
+	return ebin(opMul, econst(coef), q)
+}
+
+// collectFactors flattens e^mult into coef·Π base^k. Integer powers are
+// distributed over products ((ab)^2 = a^2·b^2 for any signs); other powers
+// keep their base whole.
+func collectFactors(e *expr, mult float64, coef *float64, fs *[]factor) {
+	switch {
+	case e.op == opConst:
+		*coef *= pow(e.c, mult)
+	case e.op == opMul:
+		collectFactors(e.args[0], mult, coef, fs)
+		collectFactors(e.args[1], mult, coef, fs)
+	case e.op == opDiv:
+		collectFactors(e.args[0], mult, coef, fs)
+		collectFactors(e.args[1], -mult, coef, fs)
+	case e.op == opPow && e.c == math.Trunc(e.c):
+		collectFactors(e.args[0], mult*e.c, coef, fs)
+	case e.op == opPow:
+		addFactor(fs, e.args[0], mult*e.c)
+	default:
+		addFactor(fs, e, mult)
+	}
+}
+
+func addFactor(fs *[]factor, base *expr, k float64) {
+	key := base.key()
+	for i := range *fs {
+		if (*fs)[i].key == key {
+			(*fs)[i].k += k
+			return
+		}
+	}
+	*fs = append(*fs, factor{base: base, key: key, k: k})
+}
+
+func powOf(b *expr, k float64) *expr {
+	if k == 1 {
+		return b
+	}
+	return eun(opPow, b, k)
+}
+
+func times(acc, f *expr) *expr {
+	if acc == nil {
+		return f
+	}
+	return ebin(opMul, acc, f)
+}
+
+// term is coef·t inside a sum.
+type term struct {
+	t    *expr
+	key  string
+	coef float64
+}
+
+// simplifySum rewrites a sum/difference as Σ c_i·t_i + c0 with equal terms
+// merged; the constant goes last and negative terms become subtractions.
+func simplifySum(e *expr) *expr {
+	c0 := 0.0
+	var ts []term
+	collectTerms(e, 1, &c0, &ts)
+	var acc *expr
+	for _, t := range ts {
+		if t.coef == 0 {
+			continue
+		}
+		switch {
+		case acc == nil:
+			acc = scaled(t.coef, t.t)
+		case t.coef < 0:
+			acc = ebin(opSub, acc, scaled(-t.coef, t.t))
+		default:
+			acc = ebin(opAdd, acc, scaled(t.coef, t.t))
+		}
+	}
+	switch {
+	case acc == nil:
+		return econst(c0)
+	case c0 == 0:
+		return acc
+	}
+	return ebin(opAdd, acc, econst(c0))
+}
+
+func collectTerms(e *expr, sign float64, c0 *float64, ts *[]term) {
+	switch e.op {
+	case opConst:
+		*c0 += sign * e.c
+	case opAdd:
+		collectTerms(e.args[0], sign, c0, ts)
+		collectTerms(e.args[1], sign, c0, ts)
+	case opSub:
+		collectTerms(e.args[0], sign, c0, ts)
+		collectTerms(e.args[1], -sign, c0, ts)
+	default:
+		c, rest := splitFactor(e)
+		key := rest.key()
+		for i := range *ts {
+			if (*ts)[i].key == key {
+				(*ts)[i].coef += sign * c
+				return
+			}
+		}
+		*ts = append(*ts, term{t: rest, key: key, coef: sign * c})
+	}
+}
+
+// scaled returns c·t in canonical product form.
+func scaled(c float64, t *expr) *expr {
+	if c == 1 {
+		return t
+	}
+	return simplifyProduct(ebin(opMul, econst(c), t))
+}
+
+// splitFactor separates a leading constant: c*x → (c, x), c/x → (c, 1/x).
 func splitFactor(e *expr) (float64, *expr) {
 	switch {
-	case e.isConst():
-		return e.c, nil
 	case e.op == opMul && e.args[0].isConst():
 		return e.args[0].c, e.args[1]
 	case e.op == opDiv && e.args[0].isConst() && e.args[0].c != 1:
@@ -66,159 +215,36 @@ func splitFactor(e *expr) (float64, *expr) {
 	return 1, e
 }
 
-func simplifyAdd(l, r *expr) *expr {
-	cl, xl := splitTerm(l)
-	cr, xr := splitTerm(r)
-	c := cl + cr
-	var rest *expr
-	switch {
-	case xl == nil:
-		rest = xr
-	case xr == nil:
-		rest = xl
-	case xl.equal(xr):
-		rest = simplifyMul(econst(2), xl)
-	default:
-		// x + (-1)*y prints and reads better as x - y.
-		if k, y := splitFactor(xr); k == -1 && y != nil {
-			rest = ebin(opSub, xl, y)
-		} else {
-			rest = ebin(opAdd, xl, xr)
-		}
-	}
-	switch {
-	case rest == nil:
-		return econst(c)
-	case c == 0:
-		return rest
-	}
-	return ebin(opAdd, rest, econst(c))
+// key is a canonical string of e, used to recognise equal subexpressions
+// and to order factors.
+func (e *expr) key() string {
+	var b strings.Builder
+	e.writeKey(&b)
+	return b.String()
 }
 
-func simplifySub(l, r *expr) *expr {
-	if l.equal(r) {
-		return econst(0)
+func (e *expr) writeKey(b *strings.Builder) {
+	switch e.op {
+	case opVar:
+		b.WriteString("v")
+		b.WriteString(strconv.Itoa(e.v))
+		return
+	case opConst:
+		b.WriteString(strconv.FormatFloat(e.c, 'g', -1, 64))
+		return
 	}
-	if r.isConst() {
-		return simplifyAdd(l, econst(-r.c))
-	}
-	k, y := splitFactor(r)
-	if k != 1 && y != nil {
-		// x - k*y → x + (-k)*y so constants stay gathered.
-		return simplifyAdd(l, simplifyMul(econst(-k), y))
-	}
-	if l.isConstVal(0) {
-		return simplifyMul(econst(-1), r)
-	}
-	if cl, xl := splitTerm(l); cl != 0 && xl != nil {
-		return simplifyAdd(ebin(opSub, xl, r), econst(cl))
-	}
-	return ebin(opSub, l, r)
-}
-
-func simplifyMul(l, r *expr) *expr {
-	cl, xl := splitFactor(l)
-	cr, xr := splitFactor(r)
-	c := cl * cr
-	if c == 0 {
-		return econst(0)
-	}
-	var rest *expr
-	switch {
-	case xl == nil:
-		rest = xr
-	case xr == nil:
-		rest = xl
-	default:
-		rest = mulPowers(xl, xr)
-	}
-	switch {
-	case rest == nil:
-		return econst(c)
-	case c == 1:
-		return rest
-	}
-	// A constant times a reciprocal reads as a single division: c*(1/x) → c/x.
-	if rest.op == opDiv && rest.args[0].isConstVal(1) {
-		return ebin(opDiv, econst(c), rest.args[1])
-	}
-	return ebin(opMul, econst(c), rest)
-}
-
-// mulPowers multiplies two non-constant factors, merging equal bases
-// with integer exponents: x*x → x^2, x*x^2 → x^3.
-func mulPowers(l, r *expr) *expr {
-	if isReciprocal(r) {
-		return simplifyDiv(l, r.args[1])
-	}
-	if isReciprocal(l) {
-		return simplifyDiv(r, l.args[1])
-	}
-	bl, kl := powBase(l)
-	br, kr := powBase(r)
-	if bl.equal(br) && kl == math.Trunc(kl) && kr == math.Trunc(kr) {
-		return simplifyPow(bl, kl+kr)
-	}
-	return ebin(opMul, l, r)
-}
-
-func isReciprocal(e *expr) bool { return e.op == opDiv && e.args[0].isConstVal(1) }
-
-func powBase(e *expr) (*expr, float64) {
+	b.WriteString(e.op.String())
 	if e.op == opPow {
-		return e.args[0], e.c
+		b.WriteString(strconv.FormatFloat(e.c, 'g', -1, 64))
 	}
-	return e, 1
-}
-
-func simplifyDiv(l, r *expr) *expr {
-	if l.equal(r) {
-		return econst(1)
-	}
-	cl, xl := splitFactor(l)
-	cr, xr := splitFactor(r)
-	if cr == 0 {
-		return ebin(opDiv, l, r)
-	}
-	c := cl / cr
-	switch {
-	case c == 0:
-		return econst(0)
-	case xr == nil:
-		if xl == nil {
-			return econst(c)
+	b.WriteByte('(')
+	for i, a := range e.args {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		return simplifyMul(econst(c), xl)
-	case xl == nil:
-		return ebin(opDiv, econst(c), xr)
+		a.writeKey(b)
 	}
-	var q *expr
-	if isReciprocal(xl) { // (1/a)/b → 1/(a*b)
-		q = ebin(opDiv, econst(1), mulPowers(xl.args[1], xr))
-	} else {
-		q = ebin(opDiv, xl, xr)
-	}
-	if c == 1 {
-		return q
-	}
-	return ebin(opMul, econst(c), q)
-}
-
-func simplifyPow(x *expr, k float64) *expr {
-	switch {
-	case k == 1:
-		return x
-	case k == 0:
-		return econst(1)
-	case x.isConst():
-		if v := pow(x.c, k); !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return econst(v)
-		}
-	case x.op == opPow && x.c == math.Trunc(x.c) && k == math.Trunc(k):
-		// (x^a)^b = x^(ab) holds for integer exponents whatever the sign of x.
-		return simplifyPow(x.args[0], x.c*k)
-	}
-	return eun(opPow, x, k)
+	b.WriteByte(')')
 }
 
 // simplifyTree applies simplify to a postfix tree.

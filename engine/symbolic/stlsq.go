@@ -246,27 +246,53 @@ func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, boo
 }
 
 // sparseSeeds runs the sparse-regression pass and returns its models as
-// trees, best first, for seeding the populations.
+// trees, best first, for seeding the populations. When y keeps one sign
+// and square roots are allowed it also fits y² and seeds the square roots
+// of those models, which catches distances and magnitudes such as
+// sqrt((x2 − x1)^2 + (y2 − y1)^2).
 func sparseSeeds(p *problem) []tree {
 	lib := buildLibrary(p)
 	if len(lib) == 0 {
 		return nil
 	}
-	s := newSparseRegression(lib, p.y)
-	cand := s.independent()
-	models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
-	slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
 	b := newTermBuilder(p.g)
 	var seeds []tree
 	seen := map[uint64]bool{}
-	for _, m := range models {
-		t, ok := s.tree(b, m.support, p.y)
-		if !ok || !p.g.fits(t) {
-			continue
+	targets := [][]float64{p.y}
+	if sameSign(p.y) && (b.has[opSqrt] || b.has[opPow]) {
+		y2 := make([]float64, len(p.y))
+		for i, v := range p.y {
+			y2[i] = v * v
 		}
-		if h := t.hash(); !seen[h] {
-			seen[h] = true
-			seeds = append(seeds, t)
+		targets = append(targets, y2)
+	}
+	for k, y := range targets {
+		if p.timeUp() {
+			break
+		}
+		s := newSparseRegression(lib, y)
+		cand := s.independent()
+		models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
+		slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
+		for _, m := range models {
+			t, ok := s.tree(b, m.support, y)
+			if !ok {
+				continue
+			}
+			if k == 1 {
+				if b.has[opSqrt] {
+					t = append(t, opNode(opSqrt))
+				} else {
+					t = append(t, powNode(0.5))
+				}
+			}
+			if !p.g.fits(t) {
+				continue
+			}
+			if h := t.hash(); !seen[h] {
+				seen[h] = true
+				seeds = append(seeds, t)
+			}
 		}
 	}
 	return seeds
