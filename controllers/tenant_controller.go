@@ -84,6 +84,10 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return ctrl.Result{}, err
 	}
 	created = op == controllerutil.OperationResultCreated
+	if err := ensureEngineRBAC(ctx, r.Client, tenant, name); err != nil {
+		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, "EngineRBACFailed", err.Error())
+		return ctrl.Result{}, err
+	}
 	tenant.Status.Namespace = name
 	setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionTrue, "NamespaceReady", "namespace "+name+" is ready")
 	log.FromContext(ctx).V(1).Info("tenant reconciled", "namespace", name, "op", op)

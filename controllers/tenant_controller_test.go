@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +25,13 @@ var _ = Describe("Tenant controller", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: ns}, namespace)).To(Succeed())
 		Expect(namespace.Labels).To(HaveKeyWithValue(discov1.LabelTenant, ids.FromName(tenant.Name)))
 		Expect(namespace.Labels).To(HaveKeyWithValue(LabelManagedBy, "disco"))
+
+		sa := &corev1.ServiceAccount{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineServiceAccount}, sa)).To(Succeed())
+		rb := &rbacv1.RoleBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineServiceAccount}, rb)).To(Succeed())
+		Expect(rb.RoleRef.Name).To(Equal(EngineClusterRole))
+		Expect(rb.Subjects).To(ConsistOf(rbacv1.Subject{Kind: "ServiceAccount", Name: EngineServiceAccount, Namespace: ns}))
 	})
 
 	It("labels but never deletes a namespace it did not create", func() {
