@@ -6,46 +6,77 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// constOptimizer tunes the numeric constants of a tree, together with the
-// linear-scaling offset a and factor b, by Levenberg–Marquardt on the sum of
-// squared residuals. The Jacobian comes from reverse-mode differentiation.
+// constOptimizer tunes the numeric constants of a tree by
+// Levenberg–Marquardt on the sum of squared residuals, either of the
+// linearly scaled model a + b·f (during the search) or of f itself (for
+// printed models, which carry their own scaling). The Jacobian comes from
+// reverse-mode differentiation.
 type constOptimizer struct {
 	g   *gradEvaluator
 	ev  *evaluator
 	y   []float64
-	idx []int       // positions of the constants in the tree
+	idx []int       // positions of the free constants in the tree
 	jac [][]float64 // per parameter: ∂model/∂θ on each row
 	jtj *mat.SymDense
 	a   *mat.SymDense
 	jtr *mat.VecDense
 	dx  *mat.VecDense
 	ch  mat.Cholesky
+	res []float64
 }
 
 func newConstOptimizer(cols [][]float64, y []float64) *constOptimizer {
 	return &constOptimizer{
-		g:  newGradEvaluator(cols, len(y)),
-		ev: newEvaluator(cols, len(y)),
-		y:  y,
+		g:   newGradEvaluator(cols, len(y)),
+		ev:  newEvaluator(cols, len(y)),
+		y:   y,
+		res: make([]float64, len(y)),
 	}
 }
 
-// optimize runs at most iters LM iterations on ind's constants in place and
-// refreshes its loss and scaling. It returns the number of tree evaluations
-// spent, so callers can account for the cost.
+// optimize runs at most iters LM iterations on ind's constants and scaling
+// in place and refreshes its loss. It returns the number of tree
+// evaluations spent, so callers can account for the cost.
 func (o *constOptimizer) optimize(ind *individual, iters int) int {
-	t := ind.t
+	if math.IsInf(ind.loss, 0) || ind.t.numConsts() == 0 {
+		return 0
+	}
+	t, a, b, loss, evals := o.lm(ind.t, nil, true, ind.a, ind.b, ind.loss, iters)
+	if loss < ind.loss {
+		ind.t, ind.a, ind.b, ind.loss = t, a, b, loss
+	}
+	return evals
+}
+
+// fitUnscaled fits the constants of t not marked frozen so that t itself
+// (without linear scaling) matches y, and returns the tree and its MSE.
+func (o *constOptimizer) fitUnscaled(t tree, frozen []bool, iters int) (tree, float64) {
+	mse := mseOf(o.ev.eval(t), o.y, 0, 1)
+	if math.IsInf(mse, 0) {
+		return t, mse
+	}
+	t, _, _, mse, _ = o.lm(t, frozen, false, 0, 1, mse, iters)
+	return t, mse
+}
+
+// lm is the Levenberg–Marquardt loop. With scale it also fits a and b
+// (re-solved in closed form after each step, which is never worse than
+// the LM step for them); without, a = 0 and b = 1 stay fixed.
+func (o *constOptimizer) lm(t tree, frozen []bool, scale bool, a, b, loss float64, iters int) (tree, float64, float64, float64, int) {
 	o.idx = o.idx[:0]
 	for i, nd := range t {
-		if nd.op == opConst {
+		if nd.op == opConst && (frozen == nil || !frozen[i]) {
 			o.idx = append(o.idx, i)
 		}
 	}
 	k := len(o.idx)
-	if k == 0 || math.IsInf(ind.loss, 0) {
-		return 0
+	m := k
+	if scale {
+		m += 2 // then a, then b
 	}
-	m := k + 2 // constants, then a, then b
+	if m == 0 {
+		return t, a, b, loss, 0
+	}
 	n := len(o.y)
 	for len(o.jac) < m {
 		o.jac = append(o.jac, make([]float64, n))
@@ -56,13 +87,11 @@ func (o *constOptimizer) optimize(ind *individual, iters int) int {
 		o.jtr = mat.NewVecDense(m, nil)
 		o.dx = mat.NewVecDense(m, nil)
 	}
-
 	cur := t.clone()
-	a, b, loss := ind.a, ind.b, ind.loss
 	trial := t.clone()
 	lambda := 1e-3
 	evals := 0
-	resid := make([]float64, n)
+	resid := o.res
 	for it := 0; it < iters; it++ {
 		f := o.g.forward(cur)
 		o.g.backward(cur)
@@ -73,10 +102,14 @@ func (o *constOptimizer) optimize(ind *individual, iters int) int {
 				col[r] = b * d[r]
 			}
 		}
-		ones, fcol := o.jac[k], o.jac[k+1]
-		for r := range ones {
-			ones[r] = 1
-			fcol[r] = f[r]
+		if scale {
+			ones, fcol := o.jac[k], o.jac[k+1]
+			for r := range ones {
+				ones[r] = 1
+				fcol[r] = f[r]
+			}
+		}
+		for r := range resid {
 			resid[r] = o.y[r] - a - b*f[r]
 		}
 		if !o.normalEquations(m, resid) {
@@ -103,18 +136,19 @@ func (o *constOptimizer) optimize(ind *individual, iters int) int {
 			}
 			ft := o.ev.eval(trial)
 			evals++
-			// Re-solving a and b in closed form is never worse than taking
-			// the LM step for them.
-			ta, tb, tl, ok := linearScale(ft, o.y)
+			ta, tb, tl, ok := a, b, 0.0, true
+			if scale {
+				ta, tb, tl, ok = linearScale(ft, o.y)
+			} else {
+				tl = mseOf(ft, o.y, 0, 1)
+				ok = !math.IsInf(tl, 0)
+			}
 			if ok && tl < loss {
 				rel := (loss - tl) / math.Max(loss, 1e-300)
 				copy(cur, trial)
 				a, b, loss = ta, tb, tl
 				lambda = math.Max(lambda*0.3, 1e-12)
 				improved = rel > 1e-10
-				if !improved {
-					it = iters
-				}
 				break
 			}
 			lambda *= 4
@@ -123,10 +157,7 @@ func (o *constOptimizer) optimize(ind *individual, iters int) int {
 			break
 		}
 	}
-	if loss < ind.loss {
-		ind.t, ind.a, ind.b, ind.loss = cur, a, b, loss
-	}
-	return evals
+	return cur, a, b, loss, evals
 }
 
 // normalEquations fills JᵀJ and Jᵀr; it reports false if they are not finite.

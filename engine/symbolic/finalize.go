@@ -5,8 +5,12 @@ import "math"
 // finalize refines the front members' constants, turns them into printed
 // models (scaling folded in, simplified, constants snapped), rebuilds the
 // Pareto front on the final complexities and picks the best model.
+//
+// Snapping runs in two stages: a cheap one (other constants held fixed)
+// for every candidate, then, for the models selection can pick (loss
+// within 1.5× of the best), a thorough one that refits the other
+// constants after each trial, which noisy data need.
 func finalize(p *problem, global *paretoFront, islands []*island) *Result {
-	ev := newEvaluator(p.cols, len(p.y))
 	opt := newConstOptimizer(p.cols, p.y)
 	mean, _ := meanSD(p.y)
 	models := []*Model{constantModel(mean, p.varY, p.varY)}
@@ -18,30 +22,43 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 			cands = append(cands, isl.pop[0])
 		}
 	}
+	exprs := map[*Model]*expr{}
 	for _, ind := range cands {
+		if math.IsInf(ind.loss, 0) {
+			continue
+		}
 		opt.optimize(&ind, p.s.finalIters)
-		m := p.toModel(ind, ev)
+		e := simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t))))
+		e = snapConstants(e, opt, p.varY, false)
+		m := p.model(e, opt)
 		if m == nil || seen[m.Expression] {
 			continue
 		}
 		seen[m.Expression] = true
+		exprs[m] = e
 		models = append(models, m)
 	}
 	front := paretoModels(models)
+	if len(front) > 0 {
+		minLoss := front[len(front)-1].MSE
+		for _, m := range front {
+			if m.MSE > 1.5*minLoss || m.MSE <= exactNMSE*p.varY || exprs[m] == nil || p.timeUp() {
+				continue
+			}
+			if r := p.model(snapConstants(exprs[m], opt, p.varY, true), opt); r != nil && !seen[r.Expression] {
+				seen[r.Expression] = true
+				models = append(models, r)
+			}
+		}
+		front = paretoModels(models)
+	}
 	return &Result{Best: selectModel(front, p.varY), Front: front}
 }
 
-// toModel prints an individual as a model a + b·f with its constants
-// snapped to simple values where the data allow.
-func (p *problem) toModel(ind individual, ev *evaluator) *Model {
-	if math.IsInf(ind.loss, 0) {
-		return nil
-	}
-	e := ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t)))
-	e = simplify(e)
-	e = snapConstants(e, ev, p.y, p.varY)
+// model evaluates a printed expression on all rows.
+func (p *problem) model(e *expr, opt *constOptimizer) *Model {
 	t := e.postfix(nil)
-	mse := mseOf(ev.eval(t), p.y, 0, 1)
+	mse := mseOf(opt.ev.eval(t), p.y, 0, 1)
 	if math.IsInf(mse, 0) {
 		return nil
 	}

@@ -201,16 +201,29 @@ func TestSelectModel(t *testing.T) {
 func TestSnapConstants(t *testing.T) {
 	X := sample(newTestRand(6), 1, 100, 1, 2)
 	y := target(X, func(x []float64) float64 { return 0.5 * x[0] * x[0] })
-	ev := newEvaluator(X, 100)
 	e := ebin(opAdd, econst(3e-10), ebin(opMul, econst(0.49999999), eun(opPow, evar(0), 2)))
-	if got := format(snapConstants(e, ev, y, 1), []string{"x"}); got != "0.5*x^2" {
+	if got := format(snapConstants(e, newConstOptimizer(X, y), 1, false), []string{"x"}); got != "0.5*x^2" {
 		t.Errorf("snapped to %s", got)
 	}
 	// A constant the data pin down must survive.
-	y = target(X, func(x []float64) float64 { return 0.0795775 * x[0] })
+	y2 := target(X, func(x []float64) float64 { return 0.0795775 * x[0] })
 	e = ebin(opMul, econst(0.0795775), evar(0))
-	if got := format(snapConstants(e, ev, y, 1), []string{"x"}); got != "0.0795775*x" {
+	if got := format(snapConstants(e, newConstOptimizer(X, y2), 1, true), []string{"x"}); got != "0.0795775*x" {
 		t.Errorf("snapped to %s", got)
+	}
+	// With noise, fitted constants compensate each other (b ≈ 0.997 with
+	// a ≈ 0.01): only refitting the others after each trial snaps them.
+	rng := newTestRand(7)
+	noisy := make([]float64, len(y))
+	_, sd := meanSD(y)
+	for i := range y {
+		noisy[i] = y[i] + 0.01*sd*rng.NormFloat64()
+	}
+	opt := newConstOptimizer(X, noisy)
+	start := ebin(opAdd, econst(0.01), ebin(opMul, econst(0.497), eun(opPow, evar(0), 2)))
+	tr, _ := opt.fitUnscaled(start.postfix(nil), nil, 30)
+	if got := format(snapConstants(toExpr(tr), opt, sd*sd, true), []string{"x"}); got != "0.5*x^2" {
+		t.Errorf("noisy: snapped to %s", got)
 	}
 }
 

@@ -5,56 +5,70 @@ import (
 	"strconv"
 )
 
+// snapTolerance is the relative MSE increase that fixing one constant at a
+// simpler value may cost: ln(n)/n, the Bayesian information criterion's
+// price of a free parameter. Fixing a parameter at its true value costs
+// about σ²/n in expectation, so with noisy data true simple constants
+// (0.5, 1, 2) are accepted nearly always, while a wrong rounding
+// (0.0795775 → 0.08) costs orders of magnitude more.
+func snapTolerance(n int) float64 { return math.Log(float64(n)) / float64(n) }
+
 // snapConstants rounds each constant of e to the simplest nearby value
-// (0, an integer, a half, then 1–4 significant digits) when doing so does
-// not measurably worsen the fit. "Measurably" follows the Akaike criterion:
-// dropping a free parameter is worth a relative MSE increase of 2/n. This
-// turns 0.4999998 into 0.5 and 1e-9 offsets into nothing, which is what
-// exact recovery (and a human reader) needs.
-func snapConstants(e *expr, ev *evaluator, y []float64, varY float64) *expr {
-	n := float64(len(y))
-	cur := mseOf(ev.eval(e.postfix(nil)), y, 0, 1)
+// (0, an integer, a half, then 1–4 significant digits) when the fit does
+// not get measurably worse. With refit, the remaining constants are
+// re-optimised after each trial (slower, needed with noisy data, where
+// the fitted constants compensate each other); without, they stay put.
+func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr {
+	y := opt.y
+	tol := snapTolerance(len(y))
+	t := e.postfix(nil)
+	var cur float64
+	if refit {
+		t, cur = opt.fitUnscaled(t, nil, 30)
+	} else {
+		cur = mseOf(opt.ev.eval(t), y, 0, 1)
+	}
 	if math.IsInf(cur, 0) {
 		return e
 	}
-	var consts []*expr
-	var walk func(*expr)
-	walk = func(x *expr) {
-		if x.op == opConst {
-			consts = append(consts, x)
-		}
-		for _, a := range x.args {
-			walk(a)
-		}
-	}
-	walk(e)
-	// Snapping one constant can make room for another, so sweep until
-	// nothing changes.
-	for sweep := 0; sweep < 3; sweep++ {
+	good := func(m float64) bool { return m <= cur*(1+tol) || m <= 1e-2*exactNMSE*varY }
+	frozen := make([]bool, len(t))
+	// Snapping one constant can make room for another, so sweep twice.
+	for sweep := 0; sweep < 2; sweep++ {
 		changed := false
-		for _, k := range consts {
-			orig := k.c
-			for _, v := range snapCandidates(orig) {
-				k.c = v
-				m := mseOf(ev.eval(e.postfix(nil)), y, 0, 1)
-				if m <= cur*(1+2/n) || m <= 1e-2*exactNMSE*varY {
-					cur = math.Min(cur, m)
-					orig = v
+		for pos := range t {
+			if t[pos].op != opConst || frozen[pos] {
+				continue
+			}
+			for _, v := range snapCandidates(t[pos].c) {
+				trial := t.clone()
+				trial[pos].c = v
+				m := mseOf(opt.ev.eval(trial), y, 0, 1)
+				if !good(m) && refit {
+					frozen[pos] = true
+					trial, m = opt.fitUnscaled(trial, frozen, 15)
+					frozen[pos] = false
+				}
+				if good(m) {
+					t, cur = trial, math.Min(m, cur)
+					frozen[pos] = true
 					changed = true
 					break
 				}
 			}
-			k.c = orig
 		}
 		if !changed {
 			break
 		}
 	}
-	return simplify(e)
+	return simplify(toExpr(t))
 }
 
 // snapCandidates lists simpler values near c, simplest first.
 func snapCandidates(c float64) []float64 {
+	if c == 0 {
+		return nil
+	}
 	out := []float64{0}
 	add := func(v float64) {
 		if v == c || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -74,9 +88,6 @@ func snapCandidates(c float64) []float64 {
 		if err == nil {
 			add(v)
 		}
-	}
-	if c == 0 {
-		return nil
 	}
 	return out
 }
