@@ -15,6 +15,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
@@ -79,7 +80,7 @@ func (s *Server) resolveCredential(r *http.Request) *caller {
 	switch {
 	case strings.HasPrefix(cred, store.APIKeyPrefix):
 		p, err = s.apiKeyPrincipal(r.Context(), cred)
-	case strings.HasPrefix(cred, sessionPrefix):
+	case strings.HasPrefix(cred, oauth.AccessPrefix):
 		p, err = s.sessionPrincipal(r.Context(), cred)
 	default:
 		err = apierror.Unauthenticated("malformed", "the credential is neither an API key (disco_key_...) nor a session token (disco_session_...)")

@@ -302,3 +302,5 @@ func mustProject(t *testing.T, key string, body map[string]any) string {
 	r := call(t, "POST", "/v1/projects", key, body).expect(t, 201)
 	return r.str("id")
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -35,3 +35,8 @@ func rawRequest(ctx context.Context) (http.ResponseWriter, *http.Request) {
 }
 
 func reflectTypeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+func reflectTypeOfValue(v any) reflect.Type { return reflect.TypeOf(v) }
+
+// humagoUnwrap returns the request and writer behind a huma context.
+func humagoUnwrap(ctx huma.Context) (*http.Request, http.ResponseWriter) { return humago.Unwrap(ctx) }

@@ -11,4 +11,5 @@ func (s *Server) registerRoutes() {
 	s.registerLedger()
 	s.registerWebhooks()
 	s.registerAPIKeys()
+	s.registerOAuth()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/apiserver/pagination"
 	"github.com/discolab/disco/apiserver/ratelimit"
 	"github.com/discolab/disco/internal/blob"
@@ -76,6 +77,9 @@ type Server struct {
 	limits  limitTable
 	idem    *keyLocks
 	keys    *keyCache
+
+	oauth       *oauth.Provider
+	oauthSecret []byte
 }
 
 // New builds the facade.
@@ -113,6 +117,15 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.cursors = pagination.NewCodec(key)
+
+	if s.oauthSecret, err = setting(ctx, opts.Store, "oauth_hmac_secret"); err != nil {
+		return nil, err
+	}
+	oauthStorage, err := oauth.NewStorage(ctx, opts.Store, s.now)
+	if err != nil {
+		return nil, err
+	}
+	s.oauth = oauth.NewProvider(oauthStorage, s.oauthSecret, opts.BaseURL+"/auth/token")
 
 	if opts.RedisURL != "" {
 		rl, err := ratelimit.NewRedis(opts.RedisURL)

@@ -1,0 +1,193 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/ory/fosite"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/internal/ids"
+)
+
+type OAuthClient struct {
+	ID           string    `json:"id" example:"cli_abcdefghijklmnopqrstuvwxyz"`
+	Name         string    `json:"name"`
+	RedirectURIs []string  `json:"redirect_uris"`
+	Scopes       []string  `json:"scopes"`
+	Public       bool      `json:"public" doc:"Public clients (native apps, CLIs, SDKs) have no secret and must use PKCE."`
+	CreatedAt    time.Time `json:"created_at"`
+	ClientSecret string    `json:"client_secret,omitempty" doc:"Confidential clients only; shown once."`
+}
+
+func oauthClientOf(c *oauth.Client) OAuthClient {
+	return OAuthClient{ID: c.ID, Name: c.Name, RedirectURIs: c.RedirectURIs, Scopes: nonNil(c.Scopes), Public: c.Public, CreatedAt: c.CreatedAt}
+}
+
+type oauthClientCreate struct {
+	Name         string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	RedirectURIs []string `json:"redirect_uris" required:"true" minItems:"1" maxItems:"10"`
+	Scopes       []string `json:"scopes,omitempty" maxItems:"32" doc:"Default: the creator's scopes."`
+	Public       *bool    `json:"public,omitempty" doc:"Default true."`
+}
+
+// OAuthClientSpec describes a client for CreateOAuthClient.
+type OAuthClientSpec struct {
+	TenantID     string
+	Name         string
+	RedirectURIs []string
+	Scopes       []string // default: every scope
+	Public       bool
+	CreatedBy    string
+}
+
+// CreateOAuthClient registers an OAuth client for a tenant, e.g. the SDK's public client
+// at `disco dev` start-up. It returns the client id, and the secret of a confidential
+// client.
+func CreateOAuthClient(ctx context.Context, opts Options, spec OAuthClientSpec) (id, secret string, err error) {
+	st, err := oauth.NewStorage(ctx, opts.Store, opts.Now)
+	if err != nil {
+		return "", "", err
+	}
+	return createClient(ctx, st, spec)
+}
+
+func createClient(ctx context.Context, st *oauth.Storage, spec OAuthClientSpec) (string, string, error) {
+	for _, u := range spec.RedirectURIs {
+		if err := checkRedirectURI(u); err != nil {
+			return "", "", err
+		}
+	}
+	scopes := spec.Scopes
+	if len(scopes) == 0 {
+		scopes = auth.All
+	}
+	c := oauth.Client{
+		DefaultClient: fosite.DefaultClient{
+			ID: ids.New(ids.Client), RedirectURIs: spec.RedirectURIs, Scopes: slices.Clone(scopes), Public: spec.Public,
+			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		},
+		TenantID: spec.TenantID, Name: spec.Name, CreatedBy: spec.CreatedBy, CreatedAt: time.Now().UTC(),
+	}
+	secret := ""
+	if !spec.Public {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		secret = base64.RawURLEncoding.EncodeToString(b)
+		hash, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.DefaultCost)
+		if err != nil {
+			return "", "", err
+		}
+		c.Secret = hash
+	}
+	if err := st.CreateClient(ctx, c); err != nil {
+		return "", "", err
+	}
+	return c.ID, secret, nil
+}
+
+// checkRedirectURI accepts absolute https URIs, and http only for loopback hosts; no
+// fragments (RFC 6749 3.1.2).
+func checkRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
+		return errors.New("redirect URI " + raw + " must be an absolute URI without a fragment")
+	}
+	h := u.Hostname()
+	if u.Scheme == "https" || (u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1")) {
+		return nil
+	}
+	return errors.New("redirect URI " + raw + " must use https (http only for loopback)")
+}
+
+func (s *Server) registerOAuthClients() {
+	register(s, huma.Operation{
+		OperationID: "createOAuthClient", Method: http.MethodPost, Path: "/oauth-clients",
+		Summary: "Register an OAuth client", Tags: []string{"Authentication"}, DefaultStatus: http.StatusCreated,
+	}, auth.APIKeysWrite, s.createOAuthClient)
+	register(s, huma.Operation{
+		OperationID: "listOAuthClients", Method: http.MethodGet, Path: "/oauth-clients",
+		Summary: "List OAuth clients", Tags: []string{"Authentication"},
+	}, auth.APIKeysWrite, s.listOAuthClients)
+	register(s, huma.Operation{
+		OperationID: "deleteOAuthClient", Method: http.MethodDelete, Path: "/oauth-clients/{client_id}",
+		Summary: "Delete an OAuth client and revoke its tokens", Tags: []string{"Authentication"},
+		DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
+	}, auth.APIKeysWrite, s.deleteOAuthClient)
+}
+
+func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthClientCreate }) (*struct{ Body OAuthClient }, error) {
+	p, t := who(ctx)
+	if p.Restricted() {
+		return nil, apierror.New(http.StatusForbidden, apierror.CodeForbidden, "an API key restricted to projects cannot register OAuth clients")
+	}
+	scopes := in.Body.Scopes
+	if len(scopes) == 0 {
+		scopes = p.Scopes
+	}
+	for _, sc := range scopes {
+		if !auth.Valid(sc) {
+			return nil, apierror.Invalid("body.scopes", "unknown scope "+sc)
+		}
+		if !p.Has(sc) {
+			return nil, apierror.New(http.StatusForbidden, apierror.CodeInsufficientScope, "cannot grant the scope %s, which the caller does not hold", sc).With("required_scope", sc)
+		}
+	}
+	for i, u := range in.Body.RedirectURIs {
+		if err := checkRedirectURI(u); err != nil {
+			return nil, apierror.Invalid("body.redirect_uris["+itoa(i)+"]", err.Error())
+		}
+	}
+	public := in.Body.Public == nil || *in.Body.Public
+	id, secret, err := createClient(ctx, s.oauth.Storage, OAuthClientSpec{
+		TenantID: t.ID, Name: in.Body.Name, RedirectURIs: in.Body.RedirectURIs, Scopes: scopes, Public: public, CreatedBy: p.Actor,
+	})
+	if err != nil {
+		return nil, internalError(err)
+	}
+	c, err := s.oauth.Storage.Client(ctx, id)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	out := oauthClientOf(c)
+	out.ClientSecret = secret
+	return &struct{ Body OAuthClient }{Body: out}, nil
+}
+
+func (s *Server) listOAuthClients(ctx context.Context, _ *struct{}) (*listOutput[OAuthClient], error) {
+	_, t := who(ctx)
+	cs, err := s.oauth.Storage.Clients(ctx, t.ID)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	n := len(cs)
+	out := &listOutput[OAuthClient]{Body: listPage[OAuthClient]{Object: "list", Data: []OAuthClient{}, TotalCount: &n}}
+	for _, c := range cs {
+		out.Body.Data = append(out.Body.Data, oauthClientOf(c))
+	}
+	return out, nil
+}
+
+func (s *Server) deleteOAuthClient(ctx context.Context, in *struct {
+	ClientID string `path:"client_id" maxLength:"64"`
+}) (*struct{}, error) {
+	_, t := who(ctx)
+	err := s.oauth.Storage.DeleteClient(ctx, t.ID, in.ClientID)
+	if errors.Is(err, oauth.ErrClientNotFound) {
+		return nil, apierror.NotFound("OAuth client", in.ClientID)
+	}
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return &struct{}{}, nil
+}

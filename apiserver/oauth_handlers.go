@@ -1,0 +1,335 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/ory/fosite"
+
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/internal/store"
+)
+
+// sessionPrincipal checks an OAuth session token.
+func (s *Server) sessionPrincipal(ctx context.Context, token string) (*auth.Principal, *apiError) {
+	id, err := s.oauth.Introspect(ctx, token)
+	switch {
+	case errors.Is(err, oauth.ErrExpiredToken):
+		return nil, apierror.Unauthenticated("expired", "the session token has expired; refresh it")
+	case err != nil:
+		return nil, apierror.Unauthenticated("invalid", "the session token is not valid")
+	}
+	return &auth.Principal{
+		Kind: auth.KindSession, TenantID: id.TenantID, Actor: id.UserID, CredentialID: id.GrantID, Scopes: id.Scopes,
+	}, nil
+}
+
+// oauthError answers an OAuth failure with the error envelope; code is the RFC 6749 code.
+func oauthError(err error) *apiError {
+	code, desc, status := oauth.ErrorOf(err)
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	if desc == "" {
+		desc = "the OAuth request failed"
+	}
+	return apierror.New(status, code, "%s", desc).With("error_description", desc)
+}
+
+func (s *Server) registerOAuth() {
+	register(s, huma.Operation{
+		OperationID: "exchangeToken", Method: http.MethodPost, Path: "/auth/token",
+		Summary: "Exchange an authorization code or a refresh token for tokens", Tags: []string{"Authentication"},
+		Description: "JSON or application/x-www-form-urlencoded. grant_type authorization_code: code, redirect_uri, " +
+			"client_id, code_verifier (PKCE S256). grant_type refresh_token: refresh_token, client_id; refresh tokens " +
+			"rotate on every use, and presenting a used one revokes every token of the grant. Access tokens " +
+			"(disco_session_...) expire after 24 hours.",
+		Errors:   []int{http.StatusUnauthorized},
+		Metadata: map[string]any{metaRaw: true},
+	}, "", s.exchangeToken)
+	s.documentFormBody("/auth/token", tokenRequestDoc{})
+
+	register(s, huma.Operation{
+		OperationID: "revokeToken", Method: http.MethodPost, Path: "/auth/revoke",
+		Summary: "Revoke a session or refresh token (RFC 7009)", Tags: []string{"Authentication"}, DefaultStatus: http.StatusOK,
+		Metadata: map[string]any{metaRaw: true},
+	}, "", s.revokeToken)
+	s.documentFormBody("/auth/revoke", revokeRequestDoc{})
+
+	register(s, huma.Operation{
+		OperationID: "authorizePage", Method: http.MethodGet, Path: "/auth/authorize",
+		Summary: "Login and consent page of the authorization code flow", Tags: []string{"Authentication"},
+		Description: "Query: response_type=code, client_id, redirect_uri (exactly as registered), scope, state, " +
+			"code_challenge, code_challenge_method=S256.",
+		Metadata: map[string]any{metaRaw: true},
+		Responses: map[string]*huma.Response{"200": {Description: "HTML login and consent form.",
+			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
+	}, "", s.authorizePage)
+	register(s, huma.Operation{
+		OperationID: "authorizeDecision", Method: http.MethodPost, Path: "/auth/authorize",
+		Summary: "Submit login and consent", Tags: []string{"Authentication"},
+		Description: "Form post from the login page; on approval redirects (303) to redirect_uri with code and state.",
+		Metadata:    map[string]any{metaRaw: true},
+		Responses: map[string]*huma.Response{"303": {Description: "Redirect to the client."},
+			"401": {Description: "Wrong username or password: the page again.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
+	}, "", s.authorizeDecision)
+	s.registerOAuthClients()
+}
+
+type tokenRequestDoc struct {
+	GrantType    string `json:"grant_type" required:"true" enum:"authorization_code,refresh_token"`
+	Code         string `json:"code,omitempty"`
+	RedirectURI  string `json:"redirect_uri,omitempty"`
+	ClientID     string `json:"client_id" required:"true"`
+	ClientSecret string `json:"client_secret,omitempty" doc:"Confidential clients only (or HTTP Basic)."`
+	CodeVerifier string `json:"code_verifier,omitempty"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+}
+
+type revokeRequestDoc struct {
+	Token         string `json:"token" required:"true"`
+	TokenTypeHint string `json:"token_type_hint,omitempty" enum:"access_token,refresh_token"`
+	ClientID      string `json:"client_id" required:"true"`
+}
+
+// documentFormBody describes a body the handler parses itself (JSON or form).
+func (s *Server) documentFormBody(path string, doc any) {
+	op := s.api.OpenAPI().Paths[path].Post
+	schema := s.api.OpenAPI().Components.Schemas.Schema(reflectTypeOfValue(doc), true, "")
+	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+		"application/json":                  {Schema: schema},
+		"application/x-www-form-urlencoded": {Schema: schema},
+	}}
+}
+
+type TokenResponse struct {
+	AccessToken  string `json:"access_token" example:"disco_session_..."`
+	TokenType    string `json:"token_type" enum:"Bearer"`
+	ExpiresIn    int64  `json:"expires_in" example:"86400"`
+	RefreshToken string `json:"refresh_token" example:"disco_refresh_..."`
+	Scope        string `json:"scope" doc:"Space-separated scopes."`
+	TenantID     string `json:"tenant_id"`
+}
+
+// formRequest turns a JSON or form body into the form request fosite reads.
+func formRequest(ctx context.Context, r *http.Request, body []byte) (*http.Request, *apiError) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var form url.Values
+	switch mt {
+	case "application/x-www-form-urlencoded":
+		v, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the form body could not be parsed")
+		}
+		form = v
+	case "application/json", "":
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the body is not a JSON object")
+		}
+		form = url.Values{}
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				form.Set(k, s)
+			} else if v != nil {
+				return nil, apierror.Invalid("body."+k, "must be a string")
+			}
+		}
+	default:
+		return nil, apierror.New(http.StatusUnsupportedMediaType, apierror.CodeUnsupportedMedia,
+			"send application/json or application/x-www-form-urlencoded")
+	}
+	fr, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), strings.NewReader(form.Encode()))
+	fr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Basic ") {
+		fr.Header.Set("Authorization", a) // confidential clients may authenticate with HTTP Basic
+	}
+	fr.RemoteAddr = r.RemoteAddr
+	return fr, nil
+}
+
+func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         TokenResponse
+}, error) {
+	_, r := rawRequest(ctx)
+	fr, e := formRequest(ctx, r, in.RawBody)
+	if e != nil {
+		return nil, e
+	}
+	if gt := fr.PostFormValue("grant_type"); gt != "authorization_code" && gt != "refresh_token" {
+		return nil, apierror.New(http.StatusBadRequest, "unsupported_grant_type",
+			"grant_type must be authorization_code or refresh_token").With("error_description", "unsupported grant_type")
+	}
+	f := s.oauth.Fosite()
+	ar, err := f.NewAccessRequest(ctx, fr, &fosite.DefaultSession{})
+	if err != nil {
+		return nil, oauthError(err)
+	}
+	resp, err := f.NewAccessResponse(ctx, ar)
+	if err != nil {
+		return nil, oauthError(err)
+	}
+	out := TokenResponse{AccessToken: resp.GetAccessToken(), TokenType: "Bearer", Scope: strings.Join(ar.GetGrantedScopes(), " ")}
+	if v, ok := resp.GetExtra("expires_in").(int64); ok {
+		out.ExpiresIn = v
+	}
+	out.RefreshToken, _ = resp.GetExtra("refresh_token").(string)
+	if sess, ok := ar.GetSession().(*fosite.DefaultSession); ok && sess != nil {
+		out.TenantID, _ = sess.Extra["tenant_id"].(string)
+	}
+	return &struct {
+		CacheControl string `header:"Cache-Control"`
+		Body         TokenResponse
+	}{CacheControl: "no-store", Body: out}, nil
+}
+
+func (s *Server) revokeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct{}, error) {
+	_, r := rawRequest(ctx)
+	fr, e := formRequest(ctx, r, in.RawBody)
+	if e != nil {
+		return nil, e
+	}
+	if err := s.oauth.Fosite().NewRevocationRequest(ctx, fr); err != nil {
+		// RFC 7009: an unknown token is not an error for the client.
+		if code, _, _ := oauth.ErrorOf(err); code == "invalid_request" && fr.PostFormValue("token") != "" {
+			return &struct{}{}, nil
+		}
+		return nil, oauthError(err)
+	}
+	return &struct{}{}, nil
+}
+
+var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in — disco</title>
+<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.6rem 0}input[type=text],input[type=password]{width:100%;padding:.4rem}.err{color:#b00}button{margin:.8rem .4rem 0 0;padding:.4rem 1rem}code{background:#f3f3f3}</style>
+</head><body>
+<h1>Sign in to disco</h1>
+<p><strong>{{.Client}}</strong> asks for access to your tenant's data with the scopes:</p>
+<ul>{{range .Scopes}}<li><code>{{.}}</code></li>{{end}}</ul>
+{{if .Error}}<p class="err">{{.Error}}</p>{{end}}
+<form method="post" action="{{.Action}}">
+<label>Username <input type="text" name="username" autocomplete="username" value="{{.Username}}" required></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+<input type="hidden" name="csrf" value="{{.CSRF}}">
+<button type="submit" name="decision" value="approve">Sign in and allow</button>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+</form></body></html>
+`))
+
+// csrfToken binds the login form to the authorization request it was rendered for.
+func (s *Server) csrfToken(rawQuery string) string {
+	m := hmac.New(sha256.New, s.oauthSecret)
+	m.Write([]byte("authorize-form\x00" + rawQuery))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// checkAuthorizeRequest validates the request with fosite and requires the redirect URI
+// to be exactly one the client registered.
+func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, *oauth.Client, *apiError) {
+	ar, err := s.oauth.Fosite().NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		return nil, nil, oauthError(err)
+	}
+	if !oauth.ValidRedirect(ar.GetClient(), r.Form.Get("redirect_uri")) {
+		return nil, nil, apierror.New(http.StatusBadRequest, "invalid_request",
+			"redirect_uri must be given and match a registered redirect URI exactly").With("error_description", "redirect_uri mismatch")
+	}
+	// PKCE with S256 is required of every client; fosite would only refuse it after the
+	// user has signed in, so say it before showing the page.
+	if r.Form.Get("code_challenge") == "" || r.Form.Get("code_challenge_method") != "S256" {
+		return nil, nil, apierror.New(http.StatusBadRequest, "invalid_request",
+			"PKCE is required: send code_challenge with code_challenge_method=S256").With("error_description", "PKCE S256 required")
+	}
+	c, err := s.oauth.Storage.Client(ctx, ar.GetClient().GetID())
+	if err != nil {
+		return nil, nil, internalError(err)
+	}
+	return ar, c, nil
+}
+
+func requestedScopes(ar fosite.AuthorizeRequester, c *oauth.Client) []string {
+	if len(ar.GetRequestedScopes()) == 0 {
+		return c.Scopes
+	}
+	return ar.GetRequestedScopes()
+}
+
+func (s *Server) renderLogin(w http.ResponseWriter, status int, r *http.Request, c *oauth.Client, scopes []string, username, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	// The consent page must not be framed (clickjacking) and runs no scripts.
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_ = loginPage.Execute(w, map[string]any{
+		"Client": c.Name, "Scopes": scopes, "Error": msg, "Username": username,
+		"Action": s.opts.BaseURL + "/auth/authorize?" + r.URL.RawQuery, "CSRF": s.csrfToken(r.URL.RawQuery),
+	})
+}
+
+func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
+	_, r := rawRequest(ctx)
+	ar, c, e := s.checkAuthorizeRequest(ctx, r)
+	if e != nil {
+		return nil, e
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		_, w := humagoUnwrap(hctx)
+		s.renderLogin(w, http.StatusOK, r, c, requestedScopes(ar, c), "", "")
+	}}, nil
+}
+
+func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
+	w, r := rawRequest(ctx)
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the form could not be parsed")
+	}
+	if !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(s.csrfToken(r.URL.RawQuery))) {
+		return nil, apierror.New(http.StatusForbidden, apierror.CodeForbidden, "the form does not belong to this authorization request; start again")
+	}
+	ar, c, e := s.checkAuthorizeRequest(ctx, r)
+	if e != nil {
+		return nil, e
+	}
+	f := s.oauth.Fosite()
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		_, w := humagoUnwrap(hctx)
+		if r.PostForm.Get("decision") != "approve" {
+			f.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+			return
+		}
+		username := r.PostForm.Get("username")
+		user, err := s.opts.Store.UserByUsername(ctx, username)
+		if err != nil || !user.CheckPassword(r.PostForm.Get("password")) || user.TenantID != c.TenantID {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				s.log.Error(err, "reading user", "request_id", requestID(ctx))
+			}
+			s.renderLogin(w, http.StatusUnauthorized, r, c, requestedScopes(ar, c), username, "Wrong username or password.")
+			return
+		}
+		for _, sc := range requestedScopes(ar, c) {
+			ar.GrantScope(sc)
+		}
+		resp, err := f.NewAuthorizeResponse(ctx, ar, oauth.NewSession(user.TenantID, user.ID, user.Username))
+		if err != nil {
+			f.WriteAuthorizeError(ctx, w, ar, err)
+			return
+		}
+		f.WriteAuthorizeResponse(ctx, w, ar, resp)
+	}}, nil
+}
