@@ -59,3 +59,4 @@ PY
 
 echo "==> mypy --strict $pkg/src/disco"
 (cd "$pkg" && "$PYTHON" -m mypy --strict src/disco)
+"$PYTHON" -m pytest -q -rs test/mcp  # the MCP server (apiserver/mcp) through the Python mcp client, live
