@@ -104,7 +104,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(ctx) }()
 
-	httpSrv := &http.Server{Addr: o.listen, Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Addr: o.listen, Handler: facadeHandler(srv, o.baseURL), ReadHeaderTimeout: 10 * time.Second}
 	serveDone := make(chan error, 1)
 	go func() {
 		if o.tlsCert != "" {

@@ -202,7 +202,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 		return err
 	}
 
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: facadeHandler(srv, baseURL), ReadHeaderTimeout: 10 * time.Second}
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- httpSrv.Serve(listener) }()
 
