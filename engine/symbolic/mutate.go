@@ -61,6 +61,11 @@ func (g *grammar) pointMutation(rng *rand.Rand, t tree) tree {
 	case opAdd, opSub, opMul, opDiv:
 		nd.op = g.binary[rng.IntN(len(g.binary))]
 	default:
+		if len(g.unary) == 0 {
+			// A power node seeded by the sparse pass can appear under an operator set
+			// without unary operators: nothing to swap it for, so leave it.
+			return c
+		}
 		op := g.unary[rng.IntN(len(g.unary))]
 		if op == opPow {
 			*nd = powNode(g.randomExponent(rng))
