@@ -40,6 +40,10 @@ type caller struct {
 	failure   *apiError
 }
 
+func contextWithCaller(ctx context.Context, c *caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
 func callerFrom(ctx context.Context) *caller {
 	c, _ := ctx.Value(callerKey{}).(*caller)
 	if c == nil {

@@ -304,3 +304,5 @@ func mustProject(t *testing.T, key string, body map[string]any) string {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }

@@ -52,6 +52,9 @@ type Options struct {
 	Ready func(*http.Request) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RequestHeader trusts front-proxy identities on /apis/api.disco.dev/v1 when the
+	// facade is registered as an aggregated API; nil accepts only Bearer credentials there.
+	RequestHeader *RequestHeaderAuth
 }
 
 // DefaultMaxUploadBytes is the dataset upload limit when Options leaves it zero.
