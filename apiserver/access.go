@@ -80,14 +80,23 @@ func writeErrorOf(err error, kind, id string) error {
 		return apierror.Conflict("the %s was modified concurrently; read it again and retry", kind).With("resource", kind).With("id", id)
 	case apierrors.IsAlreadyExists(err):
 		return apierror.Conflict("the %s already exists", kind).With("resource", kind).With("id", id)
-	case apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err) && notFoundKind(err) == "namespaces":
 		// The tenant namespace is missing: the controller has not set the tenant up yet.
 		return apierror.New(http.StatusServiceUnavailable, apierror.CodeUnavailable, "the tenant is not ready yet; retry shortly").WithCause(err)
+	case apierrors.IsNotFound(err):
+		return apierror.NotFound(kind, id)
 	case apierrors.IsInvalid(err):
 		return apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the %s was rejected: %s", kind, apiStatusMessage(err)).
 			With("fields", invalidFields(err))
 	}
 	return internalError(err)
+}
+
+func notFoundKind(err error) string {
+	if se, ok := err.(apierrors.APIStatus); ok && se.Status().Details != nil {
+		return se.Status().Details.Kind
+	}
+	return ""
 }
 
 func apiStatusMessage(err error) string {

@@ -133,7 +133,7 @@ func (s *Server) proxyIdentity(r *http.Request) (string, []string, bool) {
 // proxyCaller maps a proxied user to the tenant that lists one of the user's groups.
 func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *caller {
 	var tenants discov1.TenantList
-	if err := s.opts.Client.List(r.Context(), &tenants, &client.ListOptions{}); err != nil {
+	if err := s.opts.Client.List(r.Context(), &tenants, client.UnsafeDisableDeepCopy); err != nil {
 		return &caller{failure: internalError(err)}
 	}
 	var matches []*discov1.Tenant

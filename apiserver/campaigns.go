@@ -203,7 +203,7 @@ func (s *Server) listCampaigns(ctx context.Context, in *listCampaignsInput) (*li
 		return nil, err
 	}
 	var list discov1.CampaignList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
+	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
 		return nil, internalError(err)
 	}
 	items := make([]*discov1.Campaign, 0, len(list.Items))

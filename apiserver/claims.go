@@ -140,7 +140,7 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 		field = client.MatchingFields{index.Campaign: in.CampaignID}
 	}
 	var list discov1.ClaimList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), field); err != nil {
+	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), field); err != nil {
 		return nil, internalError(err)
 	}
 	items := make([]*discov1.Claim, 0, len(list.Items))

@@ -441,7 +441,7 @@ func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*list
 		return nil, err
 	}
 	var list discov1.DatasetList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
+	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
 		return nil, internalError(err)
 	}
 	items := make([]*discov1.Dataset, 0, len(list.Items))

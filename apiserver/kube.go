@@ -39,3 +39,10 @@ func (s *Server) awaitCache(ctx context.Context, obj client.Object, before strin
 		return before != "gone" && fresh.GetResourceVersion() != before, nil
 	})
 }
+
+// list reads a list from the cache without deep-copying every object: list handlers only
+// read what they list, and copying a project's 100,000 claims per page would dominate the
+// request.
+func (s *Server) list(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return s.opts.Client.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...)
+}

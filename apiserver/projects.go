@@ -210,7 +210,7 @@ var projectSort = pagination.Spec[*discov1.Project]{
 func (s *Server) listProjects(ctx context.Context, in *listProjectsInput) (*listOutput[Project], error) {
 	p, t := who(ctx)
 	var list discov1.ProjectList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Tenant: t.ID}); err != nil {
+	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Tenant: t.ID}); err != nil {
 		return nil, internalError(err)
 	}
 	items := make([]*discov1.Project, 0, len(list.Items))

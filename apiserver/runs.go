@@ -213,7 +213,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 
 	// Budget and duplicates, against every run of the campaign.
 	var runs discov1.RunList
-	if err := s.opts.Client.List(ctx, &runs, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
+	if err := s.list(ctx, &runs, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
 		return nil, internalError(err)
 	}
 	var used int64
@@ -327,7 +327,7 @@ func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listOutput[R
 		return nil, err
 	}
 	var list discov1.RunList
-	if err := s.opts.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
+	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
 		return nil, internalError(err)
 	}
 	items := make([]*discov1.Run, 0, len(list.Items))

@@ -10,6 +10,7 @@
 package pagination
 
 import (
+	"container/heap"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -163,8 +164,8 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Param + ": " + e.Message }
 
-// Paginate sorts items (already filtered) and returns the requested page. items is
-// reordered in place.
+// Paginate returns the requested page of items (already filtered) in the requested
+// order. items is not modified.
 func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T], error) {
 	limit := req.Limit
 	if limit == 0 {
@@ -201,49 +202,61 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 	}
 
 	keys := make([]Key, len(items))
-	idx := make([]int, len(items))
+	ids := make([]string, len(items))
 	for i, it := range items {
 		keys[i] = keyOf(it)
-		idx[i] = i
+		ids[i] = spec.ID(it)
 	}
-	less := func(a, b int) int { // ascending (key, id)
-		if c := compare(keys[a], keys[b]); c != 0 {
-			return c
+	// before reports whether item a comes before item b in the requested order.
+	before := func(a, b int) bool {
+		c := compare(keys[a], keys[b])
+		if c == 0 {
+			c = strings.Compare(ids[a], ids[b])
 		}
-		return strings.Compare(spec.ID(items[a]), spec.ID(items[b]))
-	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		c := less(idx[i], idx[j])
 		if order == Desc {
 			return c > 0
 		}
 		return c < 0
-	})
-
-	start := 0
-	if after != nil {
-		// First position strictly after the cursor in the requested order.
-		start = sort.Search(len(idx), func(i int) bool {
-			it := idx[i]
-			c := compare(keys[it], after.Key)
-			if c == 0 {
-				c = strings.Compare(spec.ID(items[it]), after.ID)
-			}
-			if order == Desc {
-				return c < 0
-			}
-			return c > 0
-		})
 	}
-	end := min(start+limit, len(idx))
-	page := Page[T]{Total: len(items), Items: make([]T, 0, end-start)}
-	for _, i := range idx[start:end] {
+	// afterCursor reports whether item i comes strictly after the cursor position.
+	afterCursor := func(i int) bool {
+		if after == nil {
+			return true
+		}
+		c := compare(keys[i], after.Key)
+		if c == 0 {
+			c = strings.Compare(ids[i], after.ID)
+		}
+		if order == Desc {
+			return c < 0
+		}
+		return c > 0
+	}
+	// Select the first limit+1 items after the cursor with a bounded heap: O(n log k)
+	// rather than sorting every item for every page.
+	h := &topK{before: before}
+	for i := range items {
+		if !afterCursor(i) {
+			continue
+		}
+		if h.Len() <= limit {
+			heap.Push(h, i)
+		} else if before(i, h.idx[0]) {
+			h.idx[0] = i
+			heap.Fix(h, 0)
+		}
+	}
+	sel := h.idx
+	sort.Slice(sel, func(a, b int) bool { return before(sel[a], sel[b]) })
+
+	page := Page[T]{Total: len(items), Items: make([]T, 0, min(limit, len(sel)))}
+	for _, i := range sel[:min(limit, len(sel))] {
 		page.Items = append(page.Items, items[i])
 	}
-	if end < len(idx) {
-		last := idx[end-1]
+	if len(sel) > limit {
+		last := sel[limit-1]
 		page.HasMore = true
-		page.NextCursor = codec.Encode(Cursor{List: spec.Name, Sort: sortField, Order: order, Filter: req.Filter, Key: keys[last], ID: spec.ID(items[last])})
+		page.NextCursor = codec.Encode(Cursor{List: spec.Name, Sort: sortField, Order: order, Filter: req.Filter, Key: keys[last], ID: ids[last]})
 	}
 	return page, nil
 }
@@ -255,4 +268,21 @@ func fieldNames[T any](spec Spec[T]) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// topK is a heap whose root is the item that comes last in the requested order, so the
+// root is the one to drop when a better item arrives.
+type topK struct {
+	idx    []int
+	before func(a, b int) bool
+}
+
+func (h *topK) Len() int           { return len(h.idx) }
+func (h *topK) Less(a, b int) bool { return h.before(h.idx[b], h.idx[a]) }
+func (h *topK) Swap(a, b int)      { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *topK) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *topK) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
 }
