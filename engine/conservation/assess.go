@@ -28,8 +28,15 @@ type candidate struct {
 	separates bool
 	// heldOut is the relative variation with the coefficients refitted
 	// without each trajectory in turn and measured on the one left out; NaN
-	// until computed.
-	heldOut float64
+	// until computed. heldOutNoise is the pooled noise ratio (see noise.go)
+	// of those refits on the trajectories left out.
+	heldOut      float64
+	heldOutNoise float64
+	// noise is the pooled noise ratio of the candidate and resolved whether
+	// all its terms rise clearly above their noise floor (see noise.go); NaN
+	// and false until computed.
+	noise    float64
+	resolved bool
 }
 
 // assess computes the relative variation of the candidate and whether it
@@ -61,7 +68,7 @@ func (p *problem) assess(c *candidate) {
 		}
 	}
 	if len(ratios) == 0 {
-		c.relVar, c.separates, c.heldOut = math.Inf(1), false, math.Inf(1)
+		c.relVar, c.separates, c.heldOut, c.heldOutNoise, c.noise = math.Inf(1), false, math.Inf(1), math.Inf(1), math.Inf(1)
 		return
 	}
 	c.relVar = stat.Mean(ratios, nil)
@@ -72,7 +79,7 @@ func (p *problem) assess(c *candidate) {
 		size += math.Abs(c.coef[a]) * p.spread[k]
 	}
 	c.separates = between >= separationFactor*within && between > exactIdentitySpread*size
-	c.heldOut = math.NaN()
+	c.heldOut, c.heldOutNoise, c.noise = math.NaN(), math.NaN(), math.NaN()
 }
 
 // heldOutVariation refits the combination on support without each trajectory
@@ -80,21 +87,32 @@ func (p *problem) assess(c *candidate) {
 // real conserved quantity holds on trajectories it was not fitted to; a
 // many-term combination that merely approximates something on the given
 // orbits usually does not.
-func (p *problem) heldOutVariation(support []int) float64 {
+//
+// The second result is the pooled noise ratio (see noise.go) of the refits on
+// the trajectories left out.
+func (p *problem) heldOutVariation(support []int) (float64, float64) {
 	var ratios []float64
+	sig, noise := 0.0, 0.0
 	for g := range p.groups {
 		c, ok := p.fitWithout(support, g)
 		if !ok {
-			return math.Inf(1)
+			return math.Inf(1), math.Inf(1)
 		}
 		if r, ok := p.ratioOn(g, support, c); ok {
 			ratios = append(ratios, r)
 		}
+		if s, n, ok := p.noiseParts(g, support, c); ok {
+			sig, noise = sig+s, noise+n
+		}
 	}
 	if len(ratios) == 0 {
-		return math.Inf(1)
+		return math.Inf(1), math.Inf(1)
 	}
-	return stat.Mean(ratios, nil)
+	nr := math.Inf(1)
+	if noise > 0 {
+		nr = math.Sqrt(sig / noise)
+	}
+	return stat.Mean(ratios, nil), nr
 }
 
 // ratioOn is std_g(Q) / sum_k |c_k| std_g(f_k) for trajectory g; ok is false

@@ -62,6 +62,7 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 			len(X), opts.MaxDegree, n, maxLibraryTerms)
 	}
 	p := newProblem(buildLibrary(X, names, opts.MaxDegree), groups, len(trajectory))
+	p.noNoiseModel = opts.DisableNoiseModel
 	if len(p.terms) == 0 {
 		return nil, nil
 	}

@@ -55,8 +55,10 @@ func TestMassSpringEnergyWithNoise(t *testing.T) {
 	X, labels := massSpringData(k, m)
 	addNoise(X, 0.01, rand.New(rand.NewPCG(1, 2)))
 	// 1% noise on x and v makes the measured energy wobble by a few percent
-	// of the terms' own variation, so the default 2% tolerance is too strict.
-	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{Tolerance: 0.05})
+	// of the terms' own variation, more than the default 2% tolerance; the
+	// noise model accepts it with default options because the wobble is what
+	// the measurement noise explains.
+	qs, err := Find(context.Background(), X, []string{"x", "v"}, labels, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

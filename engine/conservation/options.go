@@ -11,6 +11,13 @@ type Options struct {
 	// terms must stay within Tolerance/(n-1), both on the data and, on
 	// average, on trajectories left out of the fit.
 	Tolerance float64
+	// DisableNoiseModel turns off noise-aware acceptance (see noise.go):
+	// by default a quantity whose relative variation exceeds Tolerance is
+	// still accepted when, on time-ordered trajectories whose terms are well
+	// resolved above their measurement noise, its variation is what the
+	// noise estimated from the data explains (and its relative variation is
+	// at most 0.2, scaled like Tolerance by the number of terms).
+	DisableNoiseModel bool
 	// MaxQuantities caps how many independent quantities are returned
 	// (default 3).
 	MaxQuantities int

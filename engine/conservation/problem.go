@@ -26,6 +26,11 @@ type problem struct {
 	cov   []*mat.SymDense
 	// spread[k] is the standard deviation of term k over all rows.
 	spread []float64
+	// noiseVar[t][k] is the estimated measurement-noise variance of term k
+	// along trajectory t (see noise.go).
+	noiseVar [][]float64
+	// noNoiseModel is Options.DisableNoiseModel.
+	noNoiseModel bool
 }
 
 // constantTermRMS is the relative size below which a term counts as constant
@@ -73,6 +78,7 @@ func newProblem(lib []term, groups [][]int, rows int) *problem {
 		p.means[g] = m
 		p.cov[g] = c
 	}
+	p.computeTermNoise()
 	return p
 }
 

@@ -106,17 +106,54 @@ func (p *problem) candidateOn(support []int) (candidate, bool) {
 	return c, true
 }
 
-// accepted reports whether a candidate is conserved within its tolerance,
-// also on trajectories it was not fitted to, and separates trajectories. The
-// held-out check, the costly part, runs only for candidates that pass the
-// others.
+// accepted reports whether a candidate is conserved, also on trajectories it
+// was not fitted to, and separates trajectories. Conserved means either
+// within its tolerance or, on well-resolved noisy trajectories, varying no
+// more than its measurement-noise floor (see noise.go). The held-out check,
+// the costly part, runs only for candidates that pass the others.
 func (p *problem) accepted(c *candidate, tol float64) bool {
+	if !c.separates {
+		return false
+	}
+	if p.noNoiseModel {
+		return p.acceptedFixed(c, tol)
+	}
 	t := termTolerance(tol, len(c.support))
-	if !c.separates || c.relVar > t {
+	fixed := c.relVar <= t
+	noisy := false
+	if tn := termTolerance(maxNoisyVariation, len(c.support)); c.relVar <= tn {
+		if math.IsNaN(c.noise) {
+			c.resolved = p.resolved(c.support)
+			c.noise = math.Inf(1)
+			if c.resolved {
+				c.noise = p.noiseRatio(c.support, c.coef)
+			}
+		}
+		noisy = c.resolved && c.noise <= noiseRatioBound(len(c.support))
+	}
+	if !fixed && !noisy {
 		return false
 	}
 	if math.IsNaN(c.heldOut) {
-		c.heldOut = p.heldOutVariation(c.support)
+		c.heldOut, c.heldOutNoise = p.heldOutVariation(c.support)
+	}
+	if c.heldOut <= t {
+		return true
+	}
+	return noisy && c.heldOut <= termTolerance(maxNoisyVariation, len(c.support)) &&
+		c.heldOutNoise <= noiseRatioBound(len(c.support))
+}
+
+// acceptedFixed is the acceptance rule without the noise model: relative
+// variation within the tolerance, on the data and on average on trajectories
+// left out of the fit.
+func (p *problem) acceptedFixed(c *candidate, tol float64) bool {
+	t := termTolerance(tol, len(c.support))
+	if c.relVar > t {
+		return false
+	}
+	if math.IsNaN(c.heldOut) {
+		c.heldOut, c.heldOutNoise = p.heldOutVariation(c.support)
 	}
 	return c.heldOut <= t
 }
