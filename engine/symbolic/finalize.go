@@ -41,8 +41,9 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 	front := paretoModels(models)
 	if len(front) > 0 {
 		minLoss := front[len(front)-1].MSE
-		for _, m := range front {
-			if m.MSE > 1.5*minLoss || m.MSE <= exactNMSE*p.varY || exprs[m] == nil || p.timeUp() {
+		for i := len(front) - 1; i >= max(0, len(front)-maxThoroughSnaps); i-- {
+			m := front[i]
+			if m.MSE > 1.5*minLoss || m.MSE <= exactNMSE*p.varY || exprs[m] == nil {
 				continue
 			}
 			if r := p.model(snapConstants(exprs[m], opt, p.varY, true), opt); r != nil && !seen[r.Expression] {
@@ -54,6 +55,9 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 	}
 	return &Result{Best: selectModel(front, p.varY), Front: front}
 }
+
+// maxThoroughSnaps bounds the models that get the slow snapping pass.
+const maxThoroughSnaps = 8
 
 // model evaluates a printed expression on all rows.
 func (p *problem) model(e *expr, opt *constOptimizer) *Model {

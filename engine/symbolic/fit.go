@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -52,8 +51,11 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	}
 
 	start := time.Now()
+	// The search stops a little before the limit so that refining and
+	// printing the final models fits inside it.
+	searchLimit := opts.TimeLimit - min(opts.TimeLimit/10, 2*time.Second)
 	expired := func() bool {
-		return ctx.Err() != nil || (opts.TimeLimit > 0 && time.Since(start) >= opts.TimeLimit)
+		return ctx.Err() != nil || (opts.TimeLimit > 0 && time.Since(start) >= searchLimit)
 	}
 	progress := newProgress(opts.Progress)
 	progress.report(0)
@@ -114,13 +116,6 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 				break
 			}
 		}
-	}
-	if os.Getenv("SYMBOLIC_DEBUG") != "" {
-		var ev int64
-		for _, isl := range islands {
-			ev += isl.evals
-		}
-		fmt.Fprintf(os.Stderr, "debug: %d seeds, %d evals in %v (%.0f/s)\n", len(seeds), ev, time.Since(start), float64(ev)/time.Since(start).Seconds())
 	}
 	return finalize(p, &global, islands), nil
 }

@@ -64,6 +64,16 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 	return simplify(toExpr(t))
 }
 
+var piUnits = func() []float64 {
+	var u []float64
+	for _, base := range []float64{math.Pi, 2 * math.Pi} {
+		for _, pw := range []float64{1, -1, 2, -2, 0.5, -0.5} {
+			u = append(u, math.Pow(base, pw))
+		}
+	}
+	return u
+}()
+
 // snapCandidates lists simpler values near c, simplest first.
 func snapCandidates(c float64) []float64 {
 	if c == 0 {
@@ -83,6 +93,17 @@ func snapCandidates(c float64) []float64 {
 	}
 	add(math.Round(c))
 	add(math.Round(2*c) / 2)
+	// Simple multiples of powers of π and 2π (4π, 1/(4π), 1/sqrt(2π),
+	// π²/8, ...) are frequent in physical laws.
+	for _, unit := range piUnits {
+		for _, q := range []float64{1, 2, 3, 4, 6, 8} {
+			for _, v := range []float64{q * unit, unit / q} {
+				if math.Abs(v-math.Abs(c)) <= 1e-3*math.Abs(c) {
+					add(math.Copysign(v, c))
+				}
+			}
+		}
+	}
 	for digits := 1; digits <= 4; digits++ {
 		v, err := strconv.ParseFloat(strconv.FormatFloat(c, 'g', digits, 64), 64)
 		if err == nil {
