@@ -17,8 +17,8 @@ const (
 func entropyApprox(u []float64) float64 {
 	var logCosh, uExp float64
 	for _, v := range u {
-		logCosh += logCoshStable(v)
-		uExp += v * math.Exp(-v*v/2)
+		logCosh += logCoshFast(v)
+		uExp += uExpFast(v)
 	}
 	n := float64(len(u))
 	logCosh /= n

@@ -69,3 +69,15 @@ func TestResidualIndependence(t *testing.T) {
 		t.Errorf("heteroscedastic residual: p = %v, want tiny", p)
 	}
 }
+
+func TestEntropyTables(t *testing.T) {
+	worst := 0.0
+	for v := -20.0; v <= 20; v += 0.0007 {
+		e1 := math.Abs(logCoshFast(v) - logCoshStable(v))
+		e2 := math.Abs(uExpFast(v) - v*math.Exp(-v*v/2))
+		worst = max(worst, e1, e2)
+	}
+	if worst > 5e-8 {
+		t.Errorf("largest table error %g, want < 5e-8", worst)
+	}
+}
