@@ -30,6 +30,13 @@
 //     forward stepwise selection; a power-law pass fits log|y| linearly in
 //     log|x_j| and rounds the exponents. Their models enter every
 //     population as trees.
+//   - Rational seeding: laws y = M·(P/Q)^(1/k) with sparse polynomials P,
+//     Q, k ∈ {1, 2} and M the power-law monomial are found through the
+//     linear relation z·Q − P = 0 for z = (y/M)^k (the implicit form of
+//     SINDy-PI): one denominator term is fixed to coefficient 1 and a beam
+//     search over supports, scored by the explicit error of P/Q, picks the
+//     rest. This yields weighted means, parallel sums and relativistic
+//     factors that evolution assembles only slowly.
 //   - Invalid values: an expression that yields NaN or ±Inf on any row has
 //     infinite loss and is never selected, so printed models are defined
 //     on all training data.
@@ -37,11 +44,15 @@
 // # Model selection
 //
 // Fit keeps a Pareto front of mean squared error against complexity (the
-// node count of the printed expression). Before printing, constants are
-// folded, identities such as x·1 and x+0 removed, and each constant is
-// rounded to the simplest nearby value (0, an integer, a half, then fewer
-// significant digits) when the MSE grows by less than 2/n in relative
-// terms, the Akaike value of one parameter.
+// node count of the printed expression). Before printing, expressions are
+// put in a canonical form (constants folded, products gathered into
+// c·Π base^k, sums into Σ c·term, identities such as x·1 and x+0 removed),
+// and each constant is rounded to the simplest nearby value (0, an
+// integer, a half, a simple multiple of a power of π, then fewer
+// significant digits) when the MSE grows by less than ln(n)/n in relative
+// terms, the BIC price of one parameter; for the models selection can pick
+// the other constants are refitted after each trial, which noisy data
+// need.
 //
 // Result.Best is chosen from the front as PySR does. If a model reproduces
 // the data exactly (MSE below 1e-14 of the variance of y) the simplest such

@@ -7,6 +7,8 @@ type expr struct {
 	v    int     // variable index
 	c    float64 // constant value or exponent
 	args []*expr
+
+	keyCache string // canonical key, computed once; expr nodes are never mutated
 }
 
 func econst(c float64) *expr                 { return &expr{op: opConst, c: c} }

@@ -102,7 +102,11 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 			global.merge(&isl.front)
 		}
 		migrate(islands, &global, coord, s.migrants)
-		progress.report(float64(done) / float64(s.generations))
+		frac := float64(done) / float64(s.generations)
+		if opts.TimeLimit > 0 {
+			frac = math.Max(frac, float64(time.Since(start))/float64(searchLimit))
+		}
+		progress.report(frac)
 
 		// Once an exact model exists, keep going only while the simplest
 		// exact model is still getting simpler.

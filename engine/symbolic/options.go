@@ -2,6 +2,7 @@ package symbolic
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -14,7 +15,7 @@ type Options struct {
 	Operators      []string               // subset of + - * / ^ sin cos tan exp log sqrt abs tanh; empty = DefaultOperators
 	MaxComplexity  int                    // max node count, default 30
 	MaxDepth       int                    // default 8
-	Generations    int                    // default 200
+	Generations    int                    // default 200; with a TimeLimit and no Generations, generations are unbounded
 	Populations    int                    // islands, default 4
 	PopulationSize int                    // per island, default 200
 	Seed           int64                  // random seed; equal seeds give equal results without a time limit
@@ -86,7 +87,13 @@ func resolve(o Options) settings {
 	if s.maxDepth <= 0 {
 		s.maxDepth = 8
 	}
-	if s.generations <= 0 {
+	switch {
+	case s.generations > 0:
+	case o.TimeLimit > 0:
+		// A caller who gives a time budget wants it used; the search
+		// still stops early once an exact model stops getting simpler.
+		s.generations = math.MaxInt32
+	default:
 		s.generations = 200
 	}
 	if s.islands <= 0 {

@@ -218,33 +218,32 @@ func splitFactor(e *expr) (float64, *expr) {
 // key is a canonical string of e, used to recognise equal subexpressions
 // and to order factors.
 func (e *expr) key() string {
+	if e.keyCache != "" {
+		return e.keyCache
+	}
 	var b strings.Builder
-	e.writeKey(&b)
-	return b.String()
-}
-
-func (e *expr) writeKey(b *strings.Builder) {
 	switch e.op {
 	case opVar:
 		b.WriteString("v")
 		b.WriteString(strconv.Itoa(e.v))
-		return
 	case opConst:
 		b.WriteString(strconv.FormatFloat(e.c, 'g', -1, 64))
-		return
-	}
-	b.WriteString(e.op.String())
-	if e.op == opPow {
-		b.WriteString(strconv.FormatFloat(e.c, 'g', -1, 64))
-	}
-	b.WriteByte('(')
-	for i, a := range e.args {
-		if i > 0 {
-			b.WriteByte(',')
+	default:
+		b.WriteString(e.op.String())
+		if e.op == opPow {
+			b.WriteString(strconv.FormatFloat(e.c, 'g', -1, 64))
 		}
-		a.writeKey(b)
+		b.WriteByte('(')
+		for i, a := range e.args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(a.key())
+		}
+		b.WriteByte(')')
 	}
-	b.WriteByte(')')
+	e.keyCache = b.String()
+	return e.keyCache
 }
 
 // simplifyTree applies simplify to a postfix tree.
