@@ -13,8 +13,8 @@ type item struct {
 }
 
 var spec = Spec[item]{
-	Name:   "items",
-	Fields: map[string]func(item) Key{"score": func(i item) Key { return Number(i.score) }, "id": func(i item) Key { return String(i.id) }},
+	Name:        "items",
+	Fields:      map[string]func(item) Key{"score": func(i item) Key { return Number(i.score) }, "id": func(i item) Key { return String(i.id) }},
 	DefaultSort: "score", DefaultOrder: Desc,
 	ID: func(i item) string { return i.id },
 }
