@@ -11,16 +11,16 @@ import (
 // precomputed correlation matrix: the partial correlation r of i and j given
 // S is transformed to z = atanh(r)·sqrt(n-|S|-3), which is standard normal
 // under independence. Each goroutine needs its own fisherZ (see clone)
-// because the Cholesky workspaces are reused between calls.
+// because the Cholesky workspace is reused between calls.
 type fisherZ struct {
 	corr *mat.SymDense
 	n    int
-	sub  map[int]*mat.SymDense
-	chol map[int]*mat.Cholesky
+	u    []float64 // Cholesky workspace, row-major m×m
+	idx  []int
 }
 
 func newFisherZ(corr *mat.SymDense, n int) *fisherZ {
-	return &fisherZ{corr: corr, n: n, sub: map[int]*mat.SymDense{}, chol: map[int]*mat.Cholesky{}}
+	return &fisherZ{corr: corr, n: n}
 }
 
 // clone returns a tester sharing the correlation matrix with fresh
@@ -46,36 +46,42 @@ func (t *fisherZ) partialCorr(i, j int, s []int) (r float64, ok bool) {
 	// Order the sub-matrix as [s..., i, j] and factor it as UᵀU. The
 	// trailing 2×2 block of U is the Cholesky factor of the covariance of
 	// (i, j) given s, so the partial correlation is read off without an
-	// explicit inverse.
+	// explicit inverse. The factorisation is written out (m is small): the
+	// gonum one also estimates the condition number, which cost more than
+	// the factorisation itself and was not used.
 	m := len(s) + 2
-	sub, ok := t.sub[m]
-	if !ok {
-		sub = mat.NewSymDense(m, nil)
-		t.sub[m] = sub
-		t.chol[m] = &mat.Cholesky{}
+	if cap(t.u) < m*m {
+		t.u = make([]float64, m*m)
+		t.idx = make([]int, m)
 	}
-	idx := func(a int) int {
-		switch {
-		case a < len(s):
-			return s[a]
-		case a == len(s):
-			return i
-		default:
-			return j
+	u, idx := t.u[:m*m], t.idx[:m]
+	copy(idx, s)
+	idx[m-2], idx[m-1] = i, j
+	for a := range m {
+		ia := idx[a]
+		for b := a; b < m; b++ {
+			u[a*m+b] = c.At(ia, idx[b])
 		}
 	}
 	for a := range m {
-		ia := idx(a)
-		for b := a; b < m; b++ {
-			sub.SetSym(a, b, c.At(ia, idx(b)))
+		d := u[a*m+a]
+		for k := range a {
+			d -= u[k*m+a] * u[k*m+a]
+		}
+		if !(d > 0) {
+			return 0, false
+		}
+		d = math.Sqrt(d)
+		u[a*m+a] = d
+		for b := a + 1; b < m; b++ {
+			v := u[a*m+b]
+			for k := range a {
+				v -= u[k*m+a] * u[k*m+b]
+			}
+			u[a*m+b] = v / d
 		}
 	}
-	chol := t.chol[m]
-	if !chol.Factorize(sub) {
-		return 0, false
-	}
-	u := chol.RawU()
-	uij, ujj := u.At(m-2, m-1), u.At(m-1, m-1)
+	uij, ujj := u[(m-2)*m+m-1], u[(m-1)*m+m-1]
 	den := math.Hypot(uij, ujj)
 	if den == 0 {
 		return 0, false

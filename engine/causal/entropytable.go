@@ -18,57 +18,72 @@ const (
 	uExpTableMax    = 8.0
 )
 
-// hermiteTable holds f and f' at the knots k·entropyTableStep.
-type hermiteTable struct {
-	f, d []float64
+// entropyKnot holds, for one grid interval [k h, (k+1) h], the cubic
+// coefficients (in the local variable t in [0, 1)) of the Hermite
+// interpolants of log cosh and of u·exp(−u²/2), side by side so one lookup
+// touches one cache line.
+type entropyKnot struct {
+	lc, ue [4]float64
 }
 
-func newHermiteTable(max float64, f, d func(float64) float64) hermiteTable {
-	n := int(max/entropyTableStep) + 2
-	t := hermiteTable{f: make([]float64, n), d: make([]float64, n)}
-	for k := range n {
-		x := float64(k) * entropyTableStep
-		t.f[k], t.d[k] = f(x), d(x)
+// entropyTable covers [0, logCoshTableMax); u·exp(−u²/2) is tabulated as 0
+// beyond uExpTableMax.
+var entropyTable = newEntropyTable()
+
+func newEntropyTable() []entropyKnot {
+	h := entropyTableStep
+	ue := func(u float64) float64 {
+		if u >= uExpTableMax {
+			return 0
+		}
+		return u * math.Exp(-u*u/2)
+	}
+	ued := func(u float64) float64 {
+		if u >= uExpTableMax {
+			return 0
+		}
+		return (1 - u*u) * math.Exp(-u*u/2)
+	}
+	cubic := func(f0, f1, d0, d1 float64) [4]float64 {
+		// p(t) = f0 + d0 t + (3(f1−f0) − 2d0 − d1) t² + (2(f0−f1) + d0 + d1) t³
+		return [4]float64{f0, d0, 3*(f1-f0) - 2*d0 - d1, 2*(f0-f1) + d0 + d1}
+	}
+	n := int(logCoshTableMax / h)
+	t := make([]entropyKnot, n)
+	for k := range t {
+		x0, x1 := float64(k)*h, float64(k+1)*h
+		t[k].lc = cubic(logCoshStable(x0), logCoshStable(x1), math.Tanh(x0)*h, math.Tanh(x1)*h)
+		t[k].ue = cubic(ue(x0), ue(x1), ued(x0)*h, ued(x1)*h)
 	}
 	return t
 }
 
-// at interpolates for 0 <= x < max.
-func (t *hermiteTable) at(x float64) float64 {
-	s := x * (1 / entropyTableStep)
+// entropyKernels returns log cosh(v) and v·exp(−v²/2) from the table.
+func entropyKernels(v float64) (logCosh, uExp float64) {
+	a := math.Abs(v)
+	if a >= logCoshTableMax {
+		return a - math.Ln2, 0
+	}
+	s := a * (1 / entropyTableStep)
 	k := int(s)
-	u := s - float64(k)
-	f0, f1 := t.f[k], t.f[k+1]
-	d0, d1 := t.d[k]*entropyTableStep, t.d[k+1]*entropyTableStep
-	u2 := u * u
-	u3 := u2 * u
-	return (2*u3-3*u2+1)*f0 + (u3-2*u2+u)*d0 + (-2*u3+3*u2)*f1 + (u3-u2)*d1
+	t := s - float64(k)
+	c := &entropyTable[k]
+	logCosh = ((c.lc[3]*t+c.lc[2])*t+c.lc[1])*t + c.lc[0]
+	uExp = ((c.ue[3]*t+c.ue[2])*t+c.ue[1])*t + c.ue[0]
+	if v < 0 {
+		uExp = -uExp
+	}
+	return logCosh, uExp
 }
-
-var (
-	logCoshTable = newHermiteTable(logCoshTableMax, logCoshStable, math.Tanh)
-	uExpTable    = newHermiteTable(uExpTableMax,
-		func(u float64) float64 { return u * math.Exp(-u*u/2) },
-		func(u float64) float64 { return (1 - u*u) * math.Exp(-u*u/2) })
-)
 
 // logCoshFast is log cosh(v) from the table.
 func logCoshFast(v float64) float64 {
-	a := math.Abs(v)
-	if a >= logCoshTableMax {
-		return a - math.Ln2
-	}
-	return logCoshTable.at(a)
+	lc, _ := entropyKernels(v)
+	return lc
 }
 
-// uExpFast is v·exp(−v²/2) from the table (an odd function).
+// uExpFast is v·exp(−v²/2) from the table.
 func uExpFast(v float64) float64 {
-	a := math.Abs(v)
-	if a >= uExpTableMax {
-		return 0
-	}
-	if v < 0 {
-		return -uExpTable.at(a)
-	}
-	return uExpTable.at(a)
+	_, ue := entropyKernels(v)
+	return ue
 }

@@ -17,8 +17,9 @@ const (
 func entropyApprox(u []float64) float64 {
 	var logCosh, uExp float64
 	for _, v := range u {
-		logCosh += logCoshFast(v)
-		uExp += uExpFast(v)
+		lc, ue := entropyKernels(v)
+		logCosh += lc
+		uExp += ue
 	}
 	n := float64(len(u))
 	logCosh /= n
