@@ -30,7 +30,11 @@
 //     means must clearly exceed its spread along trajectories. (c) rejects
 //     identities of the data (a combination that is constant everywhere, or
 //     nearly so, such as cos(x) + x^2/2 for small x) which would otherwise
-//     look conserved.
+//     look conserved. With measurement noise, (a) and (b) may instead be met
+//     by the noise model (see noise.go and Options.DisableNoiseModel): on
+//     time-ordered trajectories whose terms rise well above their noise
+//     floor, Q may vary as much as the noise estimated from its own
+//     fourth-order differences explains (relative variation at most 0.2).
 //  6. Report independent quantities, fewest terms first, with coefficients
 //     rounded to small integers when the data cannot tell the difference.
 //
