@@ -34,6 +34,10 @@ func register[I, O any](s *Server, op huma.Operation, scope string, h func(conte
 		op.Metadata = map[string]any{}
 	}
 	errs := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError}
+	if op.Method == http.MethodPost || op.Method == http.MethodPatch {
+		// Idempotency conflicts, body limits and content types apply to every write.
+		errs = append(errs, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	}
 	if scope == "" {
 		op.Metadata[metaPublic] = true
 		op.Security = []map[string][]string{}
@@ -52,6 +56,7 @@ func register[I, O any](s *Server, op huma.Operation, scope string, h func(conte
 		}
 	}
 	slices.Sort(op.Errors)
+	s.declared[op.OperationID] = slices.Clone(op.Errors)
 	if op.MaxBodyBytes == 0 {
 		op.MaxBodyBytes = maxJSONBody
 	}
@@ -85,6 +90,11 @@ func (s *Server) finishOpenAPI() {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
 			if op == nil {
 				continue
+			}
+			// huma documents 422 for its validation failures; the facade answers those with
+			// 400, so 422 stays only where an operation really gives it.
+			if !slices.Contains(s.declared[op.OperationID], http.StatusUnprocessableEntity) {
+				delete(op.Responses, "422")
 			}
 			for code, resp := range op.Responses {
 				if resp.Headers == nil {

@@ -83,6 +83,9 @@ type Server struct {
 
 	oauth       *oauth.Provider
 	oauthSecret []byte
+
+	// declared holds each operation's documented error statuses.
+	declared map[string][]int
 }
 
 // New builds the facade.
@@ -108,6 +111,7 @@ func New(opts Options) (*Server, error) {
 		mux:      http.NewServeMux(),
 		idem:     newKeyLocks(),
 		limits:   defaultLimits(),
+		declared: map[string][]int{},
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -14,20 +14,23 @@ import (
 	"strconv"
 )
 
-// Body is the content of the "error" key.
-type Body struct {
-	Code             string         `json:"code" doc:"Machine-readable error code." example:"not_found"`
-	Message          string         `json:"message" doc:"Human-readable explanation."`
-	Status           int            `json:"status" doc:"HTTP status code of the response." example:"404"`
-	Details          map[string]any `json:"details" doc:"Per-code details, e.g. fields (validation), constraint (governance), required_scope."`
-	RequestID        string         `json:"request_id" doc:"Id of the request (req_ prefix), also in the X-Request-Id header." example:"req_abcdefghijklmnopqrstuvwxyz"`
-	DocumentationURL string         `json:"documentation_url" doc:"Page describing this error code."`
+// ErrorBody is the content of the "error" key.
+type ErrorBody struct {
+	Code             string         `json:"code" required:"true" doc:"Machine-readable error code." example:"not_found"`
+	Message          string         `json:"message" required:"true" doc:"Human-readable explanation."`
+	Status           int            `json:"status" required:"true" doc:"HTTP status code of the response." example:"404"`
+	Details          map[string]any `json:"details" required:"true" doc:"Per-code details, e.g. fields (validation), constraint (governance), required_scope."`
+	RequestID        string         `json:"request_id" required:"true" doc:"Id of the request (req_ prefix), also in the X-Request-Id header." example:"req_abcdefghijklmnopqrstuvwxyz"`
+	DocumentationURL string         `json:"documentation_url" required:"true" doc:"Page describing this error code."`
 }
+
+// Body is the former name of ErrorBody, kept for the packages that use it.
+type Body = ErrorBody
 
 // Error is an error the facade answers with. Its JSON form is the envelope itself, so
 // huma can marshal it and derive the OpenAPI schema from it.
 type Error struct {
-	Body Body `json:"error"`
+	Body ErrorBody `json:"error" required:"true"`
 
 	header http.Header
 	cause  error
@@ -39,7 +42,7 @@ func New(status int, code, format string, args ...any) *Error {
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
 	}
-	return &Error{Body: Body{Code: code, Message: msg, Status: status, Details: map[string]any{}}}
+	return &Error{Body: ErrorBody{Code: code, Message: msg, Status: status, Details: map[string]any{}}}
 }
 
 // Error implements error.
@@ -87,7 +90,7 @@ func (e *Error) WithCause(err error) *Error {
 // Field is one entry of details.fields in a validation error.
 type Field struct {
 	Field   string `json:"field"`
-	Message string `json:"message"`
+	Message string `json:"message" required:"true"`
 }
 
 // Write writes e as the envelope, completing request_id and documentation_url.
