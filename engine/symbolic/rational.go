@@ -233,14 +233,16 @@ func implicitRational(numCols, denCols [][]float64, z []float64) []rationalFit {
 		return nil
 	}
 	ip.s = newSparseRegression(cols, z)
-	cand := ip.s.independent()
 	var fits []rationalFit
-	for _, a := range cand {
+	for a := range cols {
 		if !ip.isDen[a] {
 			continue // anchors are denominator terms
 		}
 		ip.s.setTarget(a)
-		others := slices.DeleteFunc(slices.Clone(cand), func(j int) bool { return j == a })
+		// Independence is judged without the anchor: a term proportional
+		// to it (plus a constant) is not a duplicate but a solution, as in
+		// z·nα = 3(z − 1).
+		others := ip.s.independentExcept(a)
 		for _, S := range ip.search(a, others, 6, 4) {
 			if f, ok := ip.fit(a, S); ok && f.rss < 0.1 {
 				fits = append(fits, f)

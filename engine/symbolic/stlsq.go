@@ -107,9 +107,15 @@ func (s *sparseRegression) solve(S []int) ([]float64, float64, bool) {
 }
 
 // independent drops terms that duplicate an earlier one (|corr| ≈ 1).
-func (s *sparseRegression) independent() []int {
+func (s *sparseRegression) independent() []int { return s.independentExcept(-1) }
+
+// independentExcept is independent over all terms but skip.
+func (s *sparseRegression) independentExcept(skip int) []int {
 	var keep []int
 	for j := range s.lib {
+		if j == skip {
+			continue
+		}
 		dup := false
 		for _, i := range keep {
 			if math.Abs(s.gram.At(i, j)) > 1-1e-9 {
