@@ -17,6 +17,7 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/apiserver/pagination"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -164,18 +165,26 @@ func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthCl
 	return &struct{ Body OAuthClient }{Body: out}, nil
 }
 
-func (s *Server) listOAuthClients(ctx context.Context, _ *struct{}) (*listOutput[OAuthClient], error) {
+var oauthClientSort = pagination.Spec[*oauth.Client]{
+	Name: "oauth_clients",
+	Fields: map[string]func(*oauth.Client) pagination.Key{
+		"created_at": func(c *oauth.Client) pagination.Key { return pagination.Time(c.CreatedAt) },
+		"name":       func(c *oauth.Client) pagination.Key { return pagination.String(c.Name) },
+	},
+	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
+	ID: func(c *oauth.Client) string { return c.ID },
+}
+
+func (s *Server) listOAuthClients(ctx context.Context, in *struct {
+	PageParams
+	Sort string `query:"sort" enum:"created_at,name"`
+}) (*listOutput[OAuthClient], error) {
 	_, t := who(ctx)
 	cs, err := s.oauth.Storage.Clients(ctx, t.ID)
 	if err != nil {
 		return nil, internalError(err)
 	}
-	n := len(cs)
-	out := &listOutput[OAuthClient]{Body: listPage[OAuthClient]{Object: "list", Data: []OAuthClient{}, TotalCount: &n}}
-	for _, c := range cs {
-		out.Body.Data = append(out.Body.Data, oauthClientOf(c))
-	}
-	return out, nil
+	return paginate(s, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
 }
 
 func (s *Server) deleteOAuthClient(ctx context.Context, in *struct {

@@ -194,3 +194,13 @@ func TestOAuthCodeFlow(t *testing.T) {
 		t.Fatalf("cross-tenant login: %d", res.StatusCode)
 	}
 }
+
+func TestMaintainAndClientList(t *testing.T) {
+	env.server.maintainOnce(context.Background())
+	l := call(t, "GET", "/v1/oauth-clients?limit=1", env.adminA, nil).expect(t, 200)
+	if l.JSON["object"] != "list" {
+		t.Fatalf("list %s", l.Raw)
+	}
+	call(t, "DELETE", "/v1/oauth-clients/cli_aaaaaaaaaaaaaaaaaaaaaaaaaa", env.adminA, nil).expect(t, 404)
+	call(t, "POST", "/v1/oauth-clients", env.adminA, map[string]any{"name": "bad", "redirect_uris": []string{"http://example.com/cb"}}).expect(t, 400, "validation_error")
+}
