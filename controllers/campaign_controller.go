@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -52,14 +51,8 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if !campaign.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if len(campaign.OwnerReferences) == 0 {
-		project := &discov1.Project{}
-		if err := r.Get(ctx, objectKey(campaign.Namespace, campaign.Spec.ProjectID), project); err == nil {
-			if err := controllerutil.SetControllerReference(project, campaign, r.Scheme()); err != nil {
-				return ctrl.Result{}, err
-			}
-			return ctrl.Result{}, r.Update(ctx, campaign)
-		}
+	if adopted, err := adopt(ctx, r.Client, campaign, objectKey(campaign.Namespace, campaign.Spec.ProjectID), &discov1.Project{}); adopted || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)

@@ -8,7 +8,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
@@ -32,14 +31,8 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 	if !claim.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if len(claim.OwnerReferences) == 0 {
-		run := &discov1.Run{}
-		if err := r.Get(ctx, objectKey(claim.Namespace, claim.Spec.RunID), run); err == nil {
-			if err := controllerutil.SetControllerReference(run, claim, r.Scheme()); err != nil {
-				return ctrl.Result{}, err
-			}
-			return ctrl.Result{}, r.Update(ctx, claim)
-		}
+	if adopted, err := adopt(ctx, r.Client, claim, objectKey(claim.Namespace, claim.Spec.RunID), &discov1.Run{}); adopted || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)

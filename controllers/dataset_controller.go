@@ -8,7 +8,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
@@ -54,14 +53,8 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if !ds.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if len(ds.OwnerReferences) == 0 {
-		project := &discov1.Project{}
-		if err := r.Get(ctx, objectKey(ds.Namespace, ds.Spec.ProjectID), project); err == nil {
-			if err := controllerutil.SetControllerReference(project, ds, r.Scheme()); err != nil {
-				return ctrl.Result{}, err
-			}
-			return ctrl.Result{}, r.Update(ctx, ds)
-		}
+	if adopted, err := adopt(ctx, r.Client, ds, objectKey(ds.Namespace, ds.Spec.ProjectID), &discov1.Project{}); adopted || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)

@@ -1,7 +1,10 @@
 package controllers
 
 import (
+	"context"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/discolab/disco/internal/ids"
 )
@@ -12,4 +15,20 @@ func tenantObjectName(tenantID string) string { return ids.ToName(tenantID) }
 func projectID(o client.Object) string        { return ids.FromName(o.GetName()) }
 func objectKey(namespace, id string) client.ObjectKey {
 	return client.ObjectKey{Namespace: namespace, Name: ids.ToName(id)}
+}
+
+// adopt makes parent the controller owner of obj when obj has none yet and the parent
+// exists; it reports whether obj was updated (the caller then ends the reconcile: the
+// update triggers the next one).
+func adopt(ctx context.Context, c client.Client, obj client.Object, parentKey client.ObjectKey, parent client.Object) (bool, error) {
+	if len(obj.GetOwnerReferences()) > 0 {
+		return false, nil
+	}
+	if err := c.Get(ctx, parentKey, parent); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	if err := controllerutil.SetControllerReference(parent, obj, c.Scheme()); err != nil {
+		return false, err
+	}
+	return true, c.Update(ctx, obj)
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -75,14 +74,8 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		}
 		return ctrl.Result{}, nil
 	}
-	if len(run.OwnerReferences) == 0 {
-		campaign := &discov1.Campaign{}
-		if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), campaign); err == nil {
-			if err := controllerutil.SetControllerReference(campaign, run, r.Scheme()); err != nil {
-				return ctrl.Result{}, err
-			}
-			return ctrl.Result{}, r.Update(ctx, run)
-		}
+	if adopted, err := adopt(ctx, r.Client, run, objectKey(run.Namespace, run.Spec.CampaignID), &discov1.Campaign{}); adopted || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)

@@ -108,12 +108,18 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		r.Status.EstimatedCompletion = &eta
 		setCondition(&r.Status.Conditions, r, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Started", "the engine is running the run")
 	}); err != nil {
+		if errors.Is(err, errRunDone) {
+			return nil // nothing to do: the results exist
+		}
 		return err
 	}
 
 	result, runErr := e.discover(ctx, run)
 	if runErr == nil {
 		runErr = e.store(ctx, run, result)
+	}
+	if errors.Is(runErr, errRunDone) {
+		return nil
 	}
 	if runErr != nil {
 		if ctx.Err() != nil {
@@ -209,12 +215,22 @@ func (e *Execution) store(ctx context.Context, run *discov1.Run, result *engine.
 	})
 }
 
+// errRunDone stops an execution whose run already finished or has its results: another
+// execution (started from a stale view after a restart or cache lag) got there first.
+var errRunDone = errors.New("the run already has its results")
+
 // patchStatus applies mutate to the latest Run and writes its status, retrying conflicts.
+// The write is optimistic-locked, so mutate always decides on the latest version. A run
+// that has finished or has its results is never written by an execution again.
 func (e *Execution) patchStatus(ctx context.Context, run *discov1.Run, mutate func(*discov1.Run)) error {
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		latest := &discov1.Run{}
 		if err := e.Client.Get(ctx, client.ObjectKeyFromObject(run), latest); err != nil {
 			return err
+		}
+		if latest.Status.Phase.Finished() || resultsReady(latest) {
+			latest.DeepCopyInto(run)
+			return errRunDone
 		}
 		before := latest.DeepCopy()
 		mutate(latest)

@@ -61,13 +61,9 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	if o.dsn == "" || o.blobURL == "" {
 		return errors.New("--store-dsn and --blob-url are required (or DISCO_STORE_DSN and DISCO_BLOB_URL)")
 	}
-	scheme, err := newScheme()
+	scheme, cfg, err := clusterClient()
 	if err != nil {
 		return err
-	}
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("find the cluster: %w", err)
 	}
 	// The manager gives the facade a cache and a client; it runs no controllers.
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -36,13 +35,9 @@ func newEngineRunCommand() *cobra.Command {
 				return errors.New("--namespace, --run and --blob-url are required")
 			}
 			ctx := cmd.Context()
-			scheme, err := newScheme()
+			scheme, cfg, err := clusterClient()
 			if err != nil {
 				return err
-			}
-			cfg, err := ctrl.GetConfig()
-			if err != nil {
-				return fmt.Errorf("find the cluster: %w", err)
 			}
 			c, err := client.New(cfg, client.Options{Scheme: scheme})
 			if err != nil {

@@ -60,13 +60,9 @@ func newManagerCommand() *cobra.Command {
 
 func runManager(ctx context.Context, o managerOptions) error {
 	setupLogging(os.Stderr, o.verbose)
-	scheme, err := newScheme()
+	scheme, cfg, err := clusterClient()
 	if err != nil {
 		return err
-	}
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("find the cluster: %w", err)
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -23,6 +25,20 @@ func newScheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// clusterClient finds the cluster (kubeconfig or in-cluster) and returns its config and the
+// scheme every disco role uses.
+func clusterClient() (*runtime.Scheme, *rest.Config, error) {
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("find the cluster: %w", err)
+	}
+	return scheme, cfg, nil
 }
 
 // backends are the stores every role shares: SQL, blobs and the ledger.
