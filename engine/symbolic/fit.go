@@ -72,13 +72,22 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 
 	var seeds []tree
 	if seeding {
+		// Seeding may use at most 30% of the search time; the passes check
+		// between their stages.
+		p.expired = func() bool {
+			return expired() || (opts.TimeLimit > 0 && time.Since(start) >= searchLimit*3/10)
+		}
 		pl := powerLawSeeds(p)
 		var mono tree
 		if len(pl) > 0 {
 			mono = pl[0]
 		}
-		seeds = append(pl, rationalSeeds(p, mono)...)
-		seeds = append(seeds, sparseSeeds(p)...)
+		seeds = append(pl, sparseSeeds(p)...)
+		seeds = append(seeds, rationalSeeds(p, mono)...)
+		p.expired = expired
+		if opts.TimeLimit > 0 {
+			progress.report(float64(time.Since(start)) / float64(searchLimit))
+		}
 	}
 
 	islands := make([]*island, s.islands)
@@ -92,11 +101,29 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	exactSize, stall := -1, 0
 	for done := 0; done < s.generations && !expired(); {
 		epoch := min(s.migrationInterval, s.generations-done)
-		parallel(len(islands), func(i int) {
-			for k := 0; k < epoch && !expired(); k++ {
-				islands[i].step()
+		finished := make(chan struct{})
+		go func() {
+			parallel(len(islands), func(i int) {
+				for k := 0; k < epoch && !expired(); k++ {
+					islands[i].step()
+				}
+			})
+			close(finished)
+		}()
+		// While the islands work, report progress by the clock, from this
+		// goroutine only, so Progress need not be safe for concurrent use.
+		tick := time.NewTicker(100 * time.Millisecond)
+		for waiting := true; waiting; {
+			select {
+			case <-finished:
+				waiting = false
+			case <-tick.C:
+				if opts.TimeLimit > 0 {
+					progress.report(math.Min(float64(time.Since(start))/float64(searchLimit), 0.99))
+				}
 			}
-		})
+		}
+		tick.Stop()
 		done += epoch
 		for _, isl := range islands {
 			global.merge(&isl.front)

@@ -157,7 +157,7 @@ func TestFitProgress(t *testing.T) {
 	got = nil
 	X2 := sample(newTestRand(6), 3, 200, -2, 2)
 	y2 := target(X2, func(x []float64) float64 { return math.Floor(2*x[0]) * math.Abs(x[1]) / (1 + x[2]*x[2]) })
-	fitOrFail(t, X2, y2, nil, Options{Seed: 1, TimeLimit: 300 * time.Millisecond, Progress: func(f float64) { got = append(got, f) }})
+	fitOrFail(t, X2, y2, nil, Options{Seed: 1, TimeLimit: time.Second, Progress: func(f float64) { got = append(got, f) }})
 	if len(got) < 3 || got[len(got)-1] != 1 || !slices.IsSorted(got) || got[len(got)-2] < 0.5 {
 		t.Fatalf("time-limited progress = %v, want a rising sequence ending at 1", got)
 	}

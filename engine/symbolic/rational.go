@@ -89,6 +89,8 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 	}
 	var cands []candidate
 	full := newEvaluator(p.searchCols, len(p.searchY))
+	exact := false
+variants:
 	for _, useM := range []bool{false, true} {
 		if useM && monomial == nil {
 			continue
@@ -105,10 +107,11 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 			for i, v := range base {
 				z[i] = math.Pow(v, float64(k))
 			}
-			if p.timeUp() {
-				return nil
+			// Later variants are only needed while no exact law is known.
+			if p.timeUp() || exact {
+				break variants
 			}
-			for _, c := range implicitRational(numCols, denCols, z) {
+			for _, c := range implicitRational(numCols, denCols, z, p.timeUp) {
 				t, ok := rationalTree(b, c, numTrees, denTrees, k)
 				if !ok {
 					continue
@@ -121,6 +124,7 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 				if ind := evaluate(full, p.searchY, t); p.g.fits(t) && ind.loss < 0.1*p.searchVarY {
 					// Exact relations tie; among them the simplest goes first.
 					cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
+					exact = exact || ind.loss <= exactNMSE*p.searchVarY
 				}
 			}
 		}
@@ -143,7 +147,7 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 }
 
 // rationalRows is the number of rows the implicit regressions use.
-const rationalRows = 200
+const rationalRows = 120
 
 // monomials lists the exponent vectors of total degree 1..deg.
 func monomials(vars []int, deg int) [][]float64 {
@@ -193,7 +197,7 @@ type rationalFit struct {
 // relations in which P and Q nearly cancel on the data (strongly collinear
 // monomials on a positive range make such relations plentiful), while
 // their explicit quotient fits z badly.
-func implicitRational(numCols, denCols [][]float64, z []float64) []rationalFit {
+func implicitRational(numCols, denCols [][]float64, z []float64, stop func() bool) []rationalFit {
 	n := len(z)
 	ip := &implicitProblem{z: z}
 	_, sdZ := meanSD(z)
@@ -238,12 +242,15 @@ func implicitRational(numCols, denCols [][]float64, z []float64) []rationalFit {
 		if !ip.isDen[a] {
 			continue // anchors are denominator terms
 		}
+		if stop() {
+			break
+		}
 		ip.s.setTarget(a)
 		// Independence is judged without the anchor: a term proportional
 		// to it (plus a constant) is not a duplicate but a solution, as in
 		// z·nα = 3(z − 1).
 		others := ip.s.independentExcept(a)
-		for _, S := range ip.search(a, others, 6, 4) {
+		for _, S := range ip.search(a, others, 6, 3) {
 			if f, ok := ip.fit(a, S); ok && f.rss < 0.1 {
 				fits = append(fits, f)
 			}
