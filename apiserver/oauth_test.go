@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -203,4 +204,53 @@ func TestMaintainAndClientList(t *testing.T) {
 	}
 	call(t, "DELETE", "/v1/oauth-clients/cli_aaaaaaaaaaaaaaaaaaaaaaaaaa", env.adminA, nil).expect(t, 404)
 	call(t, "POST", "/v1/oauth-clients", env.adminA, map[string]any{"name": "bad", "redirect_uris": []string{"http://example.com/cb"}}).expect(t, 400, "validation_error")
+}
+
+func TestExpiredSession(t *testing.T) {
+	ctx := context.Background()
+	if _, err := env.store.CreateUser(ctx, env.tenantA, "erin", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	redirect := "http://127.0.0.1:5557/cb"
+	clientID := call(t, "POST", "/v1/oauth-clients", env.adminA, map[string]any{"name": "exp", "redirect_uris": []string{redirect}}).expect(t, 201).str("id")
+	verifier, challenge := pkcePair()
+	q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "scope": {"projects:read"},
+		"state": {"state-abcdefgh"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}}
+	res := authorize(t, q, "erin", "correct horse battery", "approve")
+	res.Body.Close()
+	loc, _ := url.Parse(res.Header.Get("Location"))
+	tok := call(t, "POST", "/v1/auth/token", "", map[string]any{"grant_type": "authorization_code", "code": loc.Query().Get("code"),
+		"redirect_uri": redirect, "client_id": clientID, "code_verifier": verifier}).expect(t, 200)
+	access := tok.str("access_token")
+	call(t, "GET", "/v1/projects", access, nil).expect(t, 200)
+
+	// Age the stored session past its 24 hours.
+	db := env.store.DB()
+	rows, err := db.QueryContext(ctx, env.store.Rebind(`SELECT signature, data FROM oauth_tokens WHERE kind = 'access' AND client_id = ?`), clientID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := map[string]string{}
+	for rows.Next() {
+		var sig, data string
+		rows.Scan(&sig, &data)
+		var m map[string]any
+		json.Unmarshal([]byte(data), &m)
+		sess := m["session"].(map[string]any)
+		sess["expires_at"].(map[string]any)["access_token"] = "2001-01-01T00:00:00Z"
+		m["requested_at"] = "2001-01-01T00:00:00Z"
+		b, _ := json.Marshal(m)
+		updates[sig] = string(b)
+	}
+	rows.Close()
+	for sig, data := range updates {
+		if _, err := db.ExecContext(ctx, env.store.Rebind(`UPDATE oauth_tokens SET data = ? WHERE signature = ?`), data, sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := call(t, "GET", "/v1/projects", access, nil)
+	checkEnvelope(t, r, 401, "unauthenticated")
+	if r.errDetails()["reason"] != "expired" {
+		t.Fatalf("reason %v", r.errDetails()["reason"])
+	}
 }
