@@ -47,6 +47,7 @@ test: verify-generated envtest build ## Run every test: Go unit and envtest suit
 	go vet ./...
 	go test -count=1 -timeout 30m ./...
 	@if [ -f clients/python/pyproject.toml ]; then hack/test-python.sh; fi
+	@if [ -x hack/test-schemathesis.sh ]; then hack/test-schemathesis.sh; fi
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when generated files are stale.

@@ -92,6 +92,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	if err != nil {
 		return err
 	}
+	go srv.Maintain(ctx)
 	go func() {
 		if mgr.GetCache().WaitForCacheSync(ctx) {
 			synced.Store(true)

@@ -180,6 +180,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	go srv.Maintain(ctx) // sweeps old idempotency records and expired OAuth tokens
 
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	mgrDone := make(chan error, 1)
