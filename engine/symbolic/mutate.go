@@ -59,6 +59,9 @@ func (g *grammar) pointMutation(rng *rand.Rand, t tree) tree {
 			nd.c = g.randomConst(rng)
 		}
 	case opAdd, opSub, opMul, opDiv:
+		if len(g.binary) == 0 {
+			return c // only possible in seeds; nothing to swap it for
+		}
 		nd.op = g.binary[rng.IntN(len(g.binary))]
 	default:
 		if len(g.unary) == 0 {

@@ -25,3 +25,20 @@ func TestFitWithoutUnaryOperators(t *testing.T) {
 		t.Fatalf("best = %+v", res.Best)
 	}
 }
+
+// The other extreme: only functions, no binary operator. Seeds and
+// simplification may still produce binary nodes, which mutation must
+// tolerate.
+func TestFitOnlyUnaryOperators(t *testing.T) {
+	X := sample(newTestRand(12), 2, 200, -2, 2)
+	y := target(X, func(x []float64) float64 { return 3*x[0]*x[0] + x[1] })
+	for _, ops := range [][]string{{"sin", "cos"}, {"^"}, {"exp"}} {
+		res, err := Fit(context.Background(), X, y, nil, Options{Operators: ops, Generations: 15, PopulationSize: 50, Populations: 2, Seed: 1})
+		if err != nil {
+			t.Fatalf("%v: %v", ops, err)
+		}
+		if res.Best == nil || res.Best.R2 < 0 {
+			t.Fatalf("%v: best = %+v", ops, res.Best)
+		}
+	}
+}
