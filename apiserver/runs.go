@@ -3,14 +3,16 @@ package apiserver
 import (
 	"context"
 	"hash/fnv"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -32,7 +34,7 @@ type RunParameters struct {
 }
 
 type RunGovernance struct {
-	NegativeControls  []string `json:"negative_controls" maxItems:"8" doc:"shuffled_target, noise_feature, time_shift, placebo_cause."`
+	NegativeControls  []string `json:"negative_controls" maxItems:"8" enum:"shuffled_target,noise_feature,time_shift,placebo_cause" doc:"Negative controls to run; time_shift needs the constraint time:<column>."`
 	EvidenceThreshold *float64 `json:"evidence_threshold,omitempty" minimum:"0" maximum:"1"`
 }
 
@@ -145,15 +147,26 @@ type runOutput struct {
 	Body     Run
 }
 
-// campaignLocks serialises submissions to one campaign in this replica, so the budget
-// and duplicate checks see every earlier submission.
-var campaignLocks sync.Map
-
-func lockCampaign(id string) func() {
-	v, _ := campaignLocks.LoadOrStore(id, &sync.Mutex{})
+// lockCampaign serialises submissions to one campaign in this replica: the fast path,
+// so that submissions through one replica do not race each other for a slot.
+func (s *Server) lockCampaign(id string) func() {
+	v, _ := s.campaignLocks.LoadOrStore(id, &sync.Mutex{})
 	m := v.(*sync.Mutex)
 	m.Lock()
 	return m.Unlock
+}
+
+// maxSlotAttempts bounds how often one submission re-reads the campaign after losing a
+// slot to a concurrent submission (through another replica).
+const maxSlotAttempts = 16
+
+// runSlotID is the id of a campaign's n-th run (from 0). Runs are named by their slot, so
+// two submissions that read the same runs and both fit the budget try to create the same
+// object: the API server accepts one and refuses the other with AlreadyExists, which then
+// reads the runs again and checks the budget and duplicates anew. That makes run creation
+// the serialisation point across replicas, and the budget is never overspent.
+func runSlotID(campaignID string, n int) string {
+	return ids.Derive(ids.Run, campaignID, "slot", strconv.Itoa(n))
 }
 
 func (s *Server) submitRun(ctx context.Context, in *struct {
@@ -165,7 +178,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	unlock := lockCampaign(in.CampaignID)
+	unlock := s.lockCampaign(in.CampaignID)
 	defer unlock()
 
 	switch st := s.campaignStatus(camp); discov1.CampaignPhase(st) {
@@ -201,68 +214,96 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	if bg := in.Body.Governance; bg != nil {
 		gov = discov1.RunGovernance{NegativeControls: bg.NegativeControls, EvidenceThreshold: bg.EvidenceThreshold}
 	}
-	rc := runCheck{
-		Mode: mode, Targets: params.TargetVariables, Constraints: params.Constraints,
-		NeuralBackbone: params.NeuralBackbone, SymbolicPrior: params.SymbolicPrior,
-		Epochs: int(ptr.Deref(params.Epochs, 0)), CrossValidate: params.CrossValidate, NegativeControls: gov.NegativeControls,
-	}
-	if e := checkRunSpec(rc, ds.Status.Variables); e != nil {
+	spec := engineSpec(mode, params, gov)
+	if e := checkRunSpec(spec, ds.Status.Variables); e != nil {
 		return nil, e
 	}
-	estimate := estimateComputeUnits(int(ds.Status.Rows), int(ds.Status.Columns), rc)
+	estimate := estimateComputeUnits(int(ds.Status.Rows), int(ds.Status.Columns), spec)
 
-	// Budget and duplicates, against every run of the campaign.
-	var runs discov1.RunList
-	if err := s.list(ctx, &runs, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
-		return nil, internalError(err)
-	}
-	var used int64
-	for i := range runs.Items {
-		r := &runs.Items[i]
-		ph := runPhase(r)
-		if ph.Finished() {
-			used += r.Status.ComputeUnitsUsed
-		} else {
-			used += r.Spec.ComputeUnitsEstimated
+	for attempt := 1; ; attempt++ {
+		// Budget and duplicates, against every run of the campaign as the API server has
+		// them (not the cache, which may not have the latest submissions yet).
+		var runs discov1.RunList
+		if err := s.opts.APIReader.List(ctx, &runs, client.InNamespace(t.Namespace),
+			client.MatchingLabels{discov1.LabelCampaign: in.CampaignID}); err != nil {
+			return nil, internalError(err)
 		}
-		if (ph == discov1.RunQueued || ph == discov1.RunRunning) && r.Annotations[discov1.AnnotationCancelRequested] == "" &&
-			string(r.Spec.Mode) == mode && r.Spec.DatasetID == in.Body.DatasetID &&
-			sameParameters(r.Spec.Parameters, params) && sameGovernance(r.Spec.Governance, gov) {
-			return nil, apierror.New(http.StatusConflict, apierror.CodeDuplicateRun,
-				"run %s with the same mode, dataset and parameters is already %s in this campaign", ids.FromName(r.Name), ph).
-				With("run_id", ids.FromName(r.Name)).With("status", string(ph))
+		taken := make(map[string]bool, len(runs.Items))
+		var used int64
+		var total int32
+		for i := range runs.Items {
+			r := &runs.Items[i]
+			taken[r.Name] = true
+			if r.Spec.CampaignID != in.CampaignID {
+				continue
+			}
+			total++
+			ph := runPhase(r)
+			if ph.Finished() {
+				used += r.Status.ComputeUnitsUsed
+			} else {
+				// An unfinished run reserves its estimate (or more, once it has used more).
+				used += max(r.Spec.ComputeUnitsEstimated, r.Status.ComputeUnitsUsed)
+			}
+			if (ph == discov1.RunQueued || ph == discov1.RunRunning) && r.Annotations[discov1.AnnotationCancelRequested] == "" &&
+				string(r.Spec.Mode) == mode && r.Spec.DatasetID == in.Body.DatasetID &&
+				sameParameters(r.Spec.Parameters, params) && sameGovernance(r.Spec.Governance, gov) {
+				return nil, apierror.New(http.StatusConflict, apierror.CodeDuplicateRun,
+					"run %s with the same mode, dataset and parameters is already %s in this campaign", ids.FromName(r.Name), ph).
+					With("run_id", ids.FromName(r.Name)).With("status", string(ph))
+			}
 		}
-	}
-	used = max(used, camp.Status.ComputeUnitsUsed)
-	total := max(int32(len(runs.Items)), camp.Status.RunsTotal)
-	b := camp.Spec.Budget
-	if total >= b.MaxRuns {
-		return nil, budgetExhausted(in.CampaignID, "max_runs", "the campaign allows %d runs and has %d", b.MaxRuns, total).
-			With("max_runs", b.MaxRuns).With("runs_total", total)
-	}
-	if used+estimate > b.ComputeUnits {
-		return nil, budgetExhausted(in.CampaignID, "compute_units",
-			"the run needs an estimated %d compute units; the campaign has %d of %d left", estimate, max(b.ComputeUnits-used, 0), b.ComputeUnits).
-			With("compute_units", b.ComputeUnits).With("compute_units_used", used).With("compute_units_estimated", estimate)
-	}
+		used = max(used, camp.Status.ComputeUnitsUsed)
+		total = max(total, camp.Status.RunsTotal)
+		b := camp.Spec.Budget
+		if total >= b.MaxRuns {
+			return nil, budgetExhausted(in.CampaignID, "max_runs", "the campaign allows %d runs and has %d", b.MaxRuns, total).
+				With("max_runs", b.MaxRuns).With("runs_total", total)
+		}
+		if used+estimate > b.ComputeUnits {
+			return nil, budgetExhausted(in.CampaignID, "compute_units",
+				"the run needs an estimated %d compute units; the campaign has %d of %d left", estimate, max(b.ComputeUnits-used, 0), b.ComputeUnits).
+				With("compute_units", b.ComputeUnits).With("compute_units_used", used).With("compute_units_estimated", estimate)
+		}
 
-	id := ids.New(ids.Run)
-	run := &discov1.Run{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: ids.ToName(id), Namespace: t.Namespace,
-			Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, in.CampaignID,
-				discov1.LabelRun, id, discov1.LabelDataset, in.Body.DatasetID),
-		},
-		Spec: discov1.RunSpec{
-			ProjectID: in.ProjectID, CampaignID: in.CampaignID, Mode: discov1.Mode(mode), DatasetID: in.Body.DatasetID,
-			Parameters: params, Governance: gov, ComputeUnitsEstimated: estimate, Seed: seedOf(id), CreatedBy: p.Actor,
-		},
+		// The next free slot: the number of runs, past any slot still taken (a run of a
+		// lower slot may be gone).
+		slot := len(runs.Items)
+		for taken[ids.ToName(runSlotID(in.CampaignID, slot))] {
+			slot++
+		}
+		id := runSlotID(in.CampaignID, slot)
+		run := &discov1.Run{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: ids.ToName(id), Namespace: t.Namespace,
+				Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, in.CampaignID,
+					discov1.LabelRun, id, discov1.LabelDataset, in.Body.DatasetID),
+			},
+			Spec: discov1.RunSpec{
+				ProjectID: in.ProjectID, CampaignID: in.CampaignID, Mode: discov1.Mode(mode), DatasetID: in.Body.DatasetID,
+				Parameters: params, Governance: gov, ComputeUnitsEstimated: estimate, Seed: seedOf(id), CreatedBy: p.Actor,
+			},
+		}
+		err := s.opts.Client.Create(ctx, run)
+		if apierrors.IsAlreadyExists(err) {
+			// Another submission (through another replica) took the slot: read again.
+			if attempt < maxSlotAttempts {
+				select {
+				case <-ctx.Done():
+					return nil, internalError(ctx.Err())
+				case <-time.After(time.Duration(rand.IntN(5*attempt)+1) * time.Millisecond):
+				}
+				continue
+			}
+			return nil, apierror.Conflict("too many concurrent submissions to this campaign; retry").
+				With("campaign_id", in.CampaignID).With("resource", "run")
+		}
+		if err != nil {
+			return nil, writeErrorOf(err, "run", id)
+		}
+		s.awaitCache(ctx, run, "")
+		return &runOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
 	}
-	if err := s.opts.Client.Create(ctx, run); err != nil {
-		return nil, writeErrorOf(err, "run", id)
-	}
-	s.awaitCache(ctx, run, "")
-	return &runOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
 }
 
 func budgetExhausted(campaignID, constraint, format string, args ...any) *apiError {

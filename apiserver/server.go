@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -80,6 +81,10 @@ type Server struct {
 	limits  limitTable
 	idem    *keyLocks
 	keys    *keyCache
+
+	// campaignLocks serialises run submissions to one campaign in this replica (see
+	// submitRun); across replicas the run's slot id does.
+	campaignLocks sync.Map
 
 	oauth       *oauth.Provider
 	oauthSecret []byte

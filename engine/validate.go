@@ -31,6 +31,44 @@ func (s Spec) Validate(f *data.Frame) error {
 	return err
 }
 
+// ValidateParameters checks what can be checked without the data: the mode,
+// the constraint grammar, the parameter ranges, backbone and prior names, the
+// negative control names and the time_shift requirement, and, when columns
+// (the dataset's profiled variables) are given, that targets and constraint
+// columns name columns of the dataset. A submission can be refused with it
+// before any data is read; Validate checks everything again with the data.
+// Problems are *SpecError.
+func (s Spec) ValidateParameters(columns []string) error {
+	if !validMode(s.Mode) {
+		return specErrorf(CodeModeInvalid, "mode", "unknown mode %q (known: %s)", s.Mode, joinQuoted(modes))
+	}
+	c, err := ParseConstraints(s.Parameters.Constraints)
+	if err != nil {
+		return err
+	}
+	if err := s.checkParameters(&plan{spec: s, constraints: c}); err != nil {
+		return err
+	}
+	if contains(s.NegativeControls, ControlTimeShift) && c.Time == "" {
+		return specErrorf(CodeParameterInvalid, "negative_controls",
+			"time_shift needs time-ordered rows: add the constraint time:<column>")
+	}
+	if len(columns) == 0 {
+		return nil
+	}
+	for _, t := range s.targets() {
+		if !contains(columns, t) {
+			return specErrorf(CodeParameterInvalid, "target_variables", "target %q is not a column of the dataset", t)
+		}
+	}
+	for _, col := range c.columns() {
+		if !contains(columns, col) {
+			return constraintErr("column %q is not in the dataset", col)
+		}
+	}
+	return nil
+}
+
 func (s Spec) resolve(f *data.Frame) (*plan, error) {
 	if !validMode(s.Mode) {
 		return nil, specErrorf(CodeModeInvalid, "mode", "unknown mode %q (known: %s)", s.Mode, joinQuoted(modes))

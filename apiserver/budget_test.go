@@ -1,0 +1,115 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// replica starts a second facade over the same API server and store, as another replica
+// of the deployment would be: its own in-process locks, the same objects.
+func replica(t *testing.T) string {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil)
+	url := "http://" + hs.Listener.Addr().String() + "/v1"
+	s, err := New(Options{
+		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
+		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.limits.anonymous = 1 << 20
+	for tier := range s.limits.requests {
+		s.limits.requests[tier] = 1 << 20
+		s.limits.runs[tier] = 1 << 20
+	}
+	hs.Config.Handler = s.Handler()
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return strings.TrimSuffix(url, "/v1")
+}
+
+// TestBudgetNeverOverspent submits many runs at once, each different (no duplicates), to
+// campaigns whose budget allows exactly a few, through one replica and through two.
+func TestBudgetNeverOverspent(t *testing.T) {
+	key := env.adminA
+	pid := mustProject(t, key, nil)
+	did := readyDataset(t, key, pid) // 100 rows, 3 columns: a symbolic run is estimated at 4 units
+	hosts := map[string][]string{
+		"one replica":  {strings.TrimSuffix(env.url, "/v1")},
+		"two replicas": {strings.TrimSuffix(env.url, "/v1"), replica(t)},
+	}
+	for name, bases := range hosts {
+		for _, tc := range []struct {
+			constraint string
+			budget     map[string]any
+			want       int
+		}{
+			{"max_runs", map[string]any{"compute_units": 100000, "max_runs": 5}, 5},
+			{"compute_units", map[string]any{"compute_units": 12, "max_runs": 50}, 3},
+		} {
+			t.Run(name+"/"+tc.constraint, func(t *testing.T) {
+				cid := mustCampaign(t, key, pid, tc.budget, nil)
+				path := "/v1/projects/" + pid + "/campaigns/" + cid + "/runs"
+				const n = 20
+				results := make([]*response, n)
+				var wg sync.WaitGroup
+				for i := 0; i < n; i++ {
+					wg.Add(1)
+					go func(i int) {
+						defer wg.Done()
+						body := map[string]any{"mode": "symbolic", "dataset_id": did,
+							"parameters": map[string]any{"max_complexity": i + 1}}
+						results[i] = call(t, "POST", bases[i%len(bases)]+path, key, body)
+					}(i)
+				}
+				wg.Wait()
+				created := 0
+				for _, r := range results {
+					switch r.Status {
+					case 201:
+						created++
+					case 403:
+						if r.errCode() != "budget_exhausted" || r.errDetails()["constraint"] != tc.constraint {
+							t.Errorf("refusal: %s", r.Raw)
+						}
+					default:
+						t.Errorf("status %d: %s", r.Status, r.Raw)
+					}
+				}
+				if created != tc.want {
+					t.Fatalf("%d runs created, want exactly %d", created, tc.want)
+				}
+				var runs discov1.RunList
+				if err := env.direct.List(context.Background(), &runs, client.InNamespace(nsA()),
+					client.MatchingLabels{discov1.LabelCampaign: cid}); err != nil {
+					t.Fatal(err)
+				}
+				var units int64
+				for _, r := range runs.Items {
+					units += r.Spec.ComputeUnitsEstimated
+				}
+				if len(runs.Items) != tc.want {
+					t.Fatalf("%d runs stored, want %d", len(runs.Items), tc.want)
+				}
+				if b := tc.budget["compute_units"].(int); units > int64(b) {
+					t.Fatalf("%d units reserved of a budget of %d", units, b)
+				}
+				// Once exhausted, a further submission is refused naming the constraint.
+				r := call(t, "POST", bases[0]+path, key, map[string]any{"mode": "symbolic", "dataset_id": did,
+					"parameters": map[string]any{"max_complexity": 100}}).expect(t, 403, "budget_exhausted")
+				if r.errDetails()["constraint"] != tc.constraint {
+					t.Fatalf("details: %s", fmt.Sprint(r.Raw))
+				}
+			})
+		}
+	}
+}
