@@ -9,12 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/webhook"
@@ -76,41 +76,14 @@ func (s *Server) registerGovernance() {
 	}, auth.ClaimsWrite, s.demoteClaim)
 }
 
-// policy is the governance that applies to one claim.
-type policy struct {
-	ceiling          discov1.Tier
-	threshold        float64
-	requireControls  bool
-	campaignCeiling  discov1.Tier
-	projectCeiling   discov1.Tier
-	campaignDeclared bool
-}
-
-func (s *Server) policyFor(ctx context.Context, proj *discov1.Project, c *discov1.Claim) policy {
-	pg := proj.Spec.Settings.Governance
-	p := policy{
-		projectCeiling:  pg.PromotionCeiling,
-		threshold:       ptr.Deref(pg.TruthDialThreshold, 0.7),
-		requireControls: ptr.Deref(pg.RequireNegativeControls, true),
-	}
-	if p.projectCeiling == "" {
-		p.projectCeiling = discov1.TierValidate
-	}
-	p.ceiling = p.projectCeiling
+// policyFor is the governance that applies to one claim: internal/governance's, the same
+// rules the controllers apply to auto-promotion.
+func (s *Server) policyFor(ctx context.Context, proj *discov1.Project, c *discov1.Claim) governance.Policy {
 	var camp discov1.Campaign
-	if err := s.getIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
-		g := camp.Spec.Governance
-		if g.PromotionCeiling != "" {
-			p.campaignCeiling = g.PromotionCeiling
-			if g.PromotionCeiling.Rank() < p.ceiling.Rank() {
-				p.ceiling = g.PromotionCeiling
-			}
-		}
-		if g.RequireNegativeControls != nil {
-			p.requireControls = *g.RequireNegativeControls
-		}
+	if err := s.getIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err != nil {
+		return governance.PolicyFor(proj, nil)
 	}
-	return p
+	return governance.PolicyFor(proj, &camp)
 }
 
 func (s *Server) promoteClaim(ctx context.Context, in *struct {
@@ -131,42 +104,39 @@ func (s *Server) promoteClaim(ctx context.Context, in *struct {
 			With("claim_id", in.ClaimID).With("tier", string(from)).With("requested_tier", string(to))
 	}
 	pol := s.policyFor(ctx, proj, c)
+	ev := governance.Evaluate(pol, c.Spec.Score, c.Spec.NegativeControlsPassed, to)
 	checks := GovernanceChecks{
-		TruthDialScore:   c.Spec.Score,
-		Threshold:        pol.threshold,
-		ThresholdMet:     c.Spec.Score >= pol.threshold,
-		NegativeControls: "not_required",
-		PolicyCeiling:    string(pol.ceiling),
-		WithinCeiling:    to.Rank() <= pol.ceiling.Rank(),
-	}
-	if c.Spec.NegativeControlsPassed {
-		checks.NegativeControls = "passed"
-	} else if pol.requireControls {
-		checks.NegativeControls = "failed"
+		TruthDialScore:   ev.TruthDialScore,
+		Threshold:        ev.Threshold,
+		ThresholdMet:     ev.ThresholdMet,
+		NegativeControls: ev.NegativeControls,
+		PolicyCeiling:    string(ev.PolicyCeiling),
+		WithinCeiling:    ev.WithinCeiling,
 	}
 
 	var refusal *apiError
-	switch {
-	case !checks.WithinCeiling:
+	switch ev.Constraint {
+	case governance.ConstraintCeiling:
 		refusal = apierror.New(http.StatusForbidden, apierror.CodeGovernanceViolation,
-			"promotion to %s exceeds the promotion ceiling %s", to, pol.ceiling).
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("policy_ceiling", string(pol.ceiling)).
-			With("truth_dial_score", c.Spec.Score).With("constraint", "promotion_ceiling_exceeded")
-	case !checks.ThresholdMet:
+			"promotion to %s exceeds the promotion ceiling %s", to, ev.PolicyCeiling).
+			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("policy_ceiling", string(ev.PolicyCeiling)).
+			With("truth_dial_score", c.Spec.Score).With("constraint", ev.Constraint)
+	case governance.ConstraintThreshold:
 		refusal = apierror.New(http.StatusForbidden, apierror.CodeThresholdNotMet,
-			"the claim's Truth Dial score %.3g is below the threshold %.3g", c.Spec.Score, pol.threshold).
+			"the claim's Truth Dial score %.3g is below the threshold %.3g", c.Spec.Score, ev.Threshold).
 			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("truth_dial_score", c.Spec.Score).
-			With("truth_dial_threshold", pol.threshold).With("constraint", "truth_dial_threshold")
-	case checks.NegativeControls == "failed":
+			With("truth_dial_threshold", ev.Threshold).With("constraint", ev.Constraint)
+	case governance.ConstraintControls:
 		refusal = apierror.New(http.StatusForbidden, apierror.CodeControlsRequired,
 			"promotion requires passing negative controls; this claim's did not pass").
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("constraint", "negative_controls")
+			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("constraint", ev.Constraint)
+	case "":
+	default:
+		refusal = apierror.New(http.StatusForbidden, apierror.CodeGovernanceViolation,
+			"promotion to %s is refused by the governance policy (%s)", to, ev.Constraint).
+			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("constraint", ev.Constraint)
 	}
-	evaluation := map[string]any{
-		"policy_ceiling": string(pol.ceiling), "within_ceiling": checks.WithinCeiling,
-		"truth_dial_threshold": pol.threshold, "truth_dial_threshold_met": checks.ThresholdMet,
-		"truth_dial_score": c.Spec.Score, "negative_controls": checks.NegativeControls,
-	}
+	evaluation := ev.Details()
 	if refusal != nil {
 		// Every refused promotion is evidence too.
 		details := map[string]any{
