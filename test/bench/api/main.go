@@ -51,8 +51,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -587,8 +587,8 @@ func startBare() (*http.Server, string, error) {
 		return apiserver.Claim{
 			ID: ids.New(ids.Claim), Type: "law", Tier: "explore",
 			Summary: fmt.Sprintf("benchmark claim %d: F = m * a holds across the sampled regime", i), Score: 0.5,
-			Scope:    apiserver.ClaimScope{Variables: []string{"F", "m", "a"}, Domain: "m in [0.1, 10], a in [0, 9.81]", ConstraintsSatisfied: []string{"dimensional_consistency"}},
-			Evidence: map[string]any{"r_squared": 0.95, "cross_validation_score": 0.93, "negative_controls_passed": true},
+			Scope:         apiserver.ClaimScope{Variables: []string{"F", "m", "a"}, Domain: "m in [0.1, 10], a in [0, 9.81]", ConstraintsSatisfied: []string{"dimensional_consistency"}},
+			Evidence:      map[string]any{"r_squared": 0.95, "cross_validation_score": 0.93, "negative_controls_passed": true},
 			LedgerEntryID: fmt.Sprintf("led_%026d", i), RunID: ids.New(ids.Run), CampaignID: ids.New(ids.Campaign),
 			ProjectID: ids.New(ids.Project), CreatedAt: created, Expression: "F = m * a", Variables: []string{"F", "m", "a"},
 		}
