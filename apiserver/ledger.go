@@ -51,8 +51,8 @@ func (s *Server) registerLedger() {
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: base + "/verify",
 		Summary: "Verify a project's ledger", Tags: []string{"Ledger"},
 		Description: "Recomputes every hash, chain link and the Merkle tree. A valid ledger comes with a freshly " +
-			"signed checkpoint (a signed note); an invalid one names the first bad index.",
-		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+			"signed checkpoint (a signed note); an invalid one answers 500 ledger_integrity_error naming the first bad index.",
+		Errors: []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.verifyLedger)
 	register(s, huma.Operation{
 		OperationID: "getLedgerConsistency", Method: http.MethodGet, Path: base + "/consistency",
@@ -211,6 +211,16 @@ func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Bo
 	v, err := s.opts.Ledger.Verify(ctx, t.ID, in.ProjectID)
 	if err != nil {
 		return nil, ledgerError(err, "")
+	}
+	if !v.Valid {
+		// The contract: a ledger that fails validation is a 500 ledger_integrity_error,
+		// naming where the chain breaks.
+		e := apierror.New(http.StatusInternalServerError, apierror.CodeLedgerIntegrity,
+			"the ledger failed verification: %s", v.Reason).With("reason", v.Reason).With("size", v.Size)
+		if v.FirstBadIndex != nil {
+			e = e.With("tree_index", *v.FirstBadIndex)
+		}
+		return nil, e
 	}
 	return &struct{ Body LedgerVerification }{Body: LedgerVerification{
 		ProjectID: in.ProjectID, Valid: v.Valid, Size: v.Size, RootHash: v.RootHash, Checkpoint: v.Checkpoint,
