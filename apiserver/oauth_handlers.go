@@ -39,7 +39,11 @@ func (s *Server) sessionPrincipal(ctx context.Context, token string) (*auth.Prin
 // oauthError answers an OAuth failure with the error envelope; code is the RFC 6749 code.
 func oauthError(err error) *apiError {
 	code, desc, status := oauth.ErrorOf(err)
-	if status == 0 {
+	switch {
+	case status >= 500:
+		status = http.StatusInternalServerError
+	case status != http.StatusUnauthorized && status != http.StatusForbidden:
+		// The documented OAuth failures are 400, 401 and 403 (RFC 6749 5.2, 4.1.2.1).
 		status = http.StatusBadRequest
 	}
 	if desc == "" {
@@ -56,7 +60,7 @@ func (s *Server) registerOAuth() {
 			"client_id, code_verifier (PKCE S256). grant_type refresh_token: refresh_token, client_id; refresh tokens " +
 			"rotate on every use, and presenting a used one revokes every token of the grant. Access tokens " +
 			"(disco_session_...) expire after 24 hours.",
-		Errors:   []int{http.StatusUnauthorized},
+		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{metaRaw: true},
 	}, "", s.exchangeToken)
 	s.documentFormBody("/auth/token", tokenRequestDoc{})
@@ -64,6 +68,7 @@ func (s *Server) registerOAuth() {
 	register(s, huma.Operation{
 		OperationID: "revokeToken", Method: http.MethodPost, Path: "/auth/revoke",
 		Summary: "Revoke a session or refresh token (RFC 7009)", Tags: []string{"Authentication"}, DefaultStatus: http.StatusOK,
+		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{metaRaw: true},
 	}, "", s.revokeToken)
 	s.documentFormBody("/auth/revoke", revokeRequestDoc{})
@@ -73,6 +78,7 @@ func (s *Server) registerOAuth() {
 		Summary: "Login and consent page of the authorization code flow", Tags: []string{"Authentication"},
 		Description: "Query: response_type=code, client_id, redirect_uri (exactly as registered), scope, state, " +
 			"code_challenge, code_challenge_method=S256.",
+		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{metaRaw: true},
 		Responses: map[string]*huma.Response{"200": {Description: "HTML login and consent form.",
 			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
@@ -80,8 +86,10 @@ func (s *Server) registerOAuth() {
 	register(s, huma.Operation{
 		OperationID: "authorizeDecision", Method: http.MethodPost, Path: "/auth/authorize",
 		Summary: "Submit login and consent", Tags: []string{"Authentication"},
-		Description: "Form post from the login page; on approval redirects (303) to redirect_uri with code and state.",
-		Metadata:    map[string]any{metaRaw: true},
+		Description: "Form post from the login page; on approval redirects (303) to redirect_uri with code and state. " +
+			"403 when the form does not belong to the pending authorization request.",
+		Errors:   []int{http.StatusForbidden},
+		Metadata: map[string]any{metaRaw: true},
 		Responses: map[string]*huma.Response{"303": {Description: "Redirect to the client."},
 			"401": {Description: "Wrong username or password: the page again.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
 	}, "", s.authorizeDecision)

@@ -32,7 +32,7 @@ func webhookOf(w store.Webhook) Webhook {
 
 type webhookCreate struct {
 	URL       string   `json:"url" required:"true" minLength:"1" maxLength:"2048" format:"uri"`
-	Events    []string `json:"events" required:"true" minItems:"1" maxItems:"16" doc:"Event types, or \"*\" for all: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted."`
+	Events    []string `json:"events" required:"true" nullable:"false" minItems:"1" maxItems:"16" doc:"Event types, or \"*\" for all: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted."`
 	ProjectID string   `json:"project_id,omitempty" maxLength:"64"`
 	Secret    string   `json:"secret" required:"true" minLength:"16" maxLength:"256" doc:"Signing secret for X-Service-Signature; never returned."`
 }
@@ -102,6 +102,9 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 }, error) {
 	p, t := who(ctx)
 	b := in.Body
+	if len(b.Events) == 0 {
+		return nil, apierror.Invalid("body.events", "at least one event type, or \"*\" for all")
+	}
 	for i, e := range b.Events {
 		if e != "*" && !webhook.ValidEventType(e) {
 			return nil, apierror.Invalid("body.events["+itoa(i)+"]", "unknown event type "+e+"; known: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted, or *")
