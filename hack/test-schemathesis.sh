@@ -123,7 +123,8 @@ echo "==> schemathesis against $base/openapi.json"
 
 set +e
 # shellcheck disable=SC2086
-timeout --signal=INT "${ST_TIMEOUT:-600}" "${st[@]}" --config-file "$config" run "$base/openapi.json" \
+# From the temp dir: schemathesis keeps a .schemathesis cache in its working directory.
+(cd "$data" && timeout --signal=INT "${ST_TIMEOUT:-600}" "${st[@]}" --config-file "$config" run "$base/openapi.json" \
   --header "Authorization: Bearer $key" \
   --checks not_a_server_error,response_schema_conformance,status_code_conformance \
   --max-examples "${ST_MAX_EXAMPLES:-20}" \
@@ -132,7 +133,7 @@ timeout --signal=INT "${ST_TIMEOUT:-600}" "${st[@]}" --config-file "$config" run
   --request-timeout 30 \
   --suppress-health-check all \
   --report junit --report-dir "$report" \
-  ${ST_ARGS:-}
+  ${ST_ARGS:-})
 rc=$?
 set -e
 if [ "$rc" -eq 124 ]; then
