@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"github.com/discolab/disco/apiserver/listindex"
+
 	"context"
 	"encoding/json"
 	"net/http"
@@ -132,7 +134,17 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 	if _, err := s.project(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
-	// The most selective index answers; the other filters are checked on its result.
+	filter := filterKey("project", in.ProjectID, "run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
+	if s.claimIndex != nil && s.claimIndex.HasSynced() {
+		match := listindex.Match{RunID: in.RunID, CampaignID: in.CampaignID, Type: in.Type, Tier: in.Tier}
+		page, err := s.claimIndex.Paginate(s.cursors, t.Namespace, in.ProjectID, match, pageRequest(claimSort, in.PageParams, in.Sort, filter))
+		if err != nil {
+			return nil, paginationError(err)
+		}
+		return pageOutput(page, claimOf), nil
+	}
+	// Without the index: the most selective field index answers; the other filters are
+	// checked on its result.
 	field := client.MatchingFields{index.Project: in.ProjectID}
 	if in.RunID != "" {
 		field = client.MatchingFields{index.Run: in.RunID}
@@ -153,7 +165,6 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 		}
 		items = append(items, c)
 	}
-	filter := filterKey("project", in.ProjectID, "run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
 	return paginate(s, items, claimSort, in.PageParams, in.Sort, filter, claimOf)
 }
 

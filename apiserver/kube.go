@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+
 	"context"
 	"time"
 
@@ -38,6 +40,10 @@ func (s *Server) awaitCache(ctx context.Context, obj client.Object, before strin
 		}
 		return before != "gone" && fresh.GetResourceVersion() != before, nil
 	})
+	// The claim index is fed by the same informer, just after the cache's store.
+	if _, ok := obj.(*discov1.Claim); ok && s.claimIndex != nil {
+		s.claimIndex.Await(ctx, key.Namespace, key.Name, before)
+	}
 }
 
 // list reads a list from the cache without deep-copying every object: list handlers only

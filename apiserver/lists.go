@@ -38,6 +38,16 @@ type PageParams struct {
 
 // paginate sorts and pages items, converting the page to wire form.
 func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p PageParams, sortField, filter string, conv func(T) W) (*listOutput[W], error) {
+	page, err := pagination.Paginate(s.cursors, items, spec, pageRequest(spec, p, sortField, filter))
+	if err != nil {
+		return nil, paginationError(err)
+	}
+	return pageOutput(page, conv), nil
+}
+
+// pageRequest builds a pagination request: without an order and a cursor, the default sort
+// runs in its default order and any other sort ascending.
+func pageRequest[T any](spec pagination.Spec[T], p PageParams, sortField, filter string) pagination.Request {
 	req := pagination.Request{Limit: p.Limit, Cursor: p.Cursor, Sort: sortField, Order: p.Order, Filter: filter}
 	if req.Order == "" && req.Cursor == "" {
 		if sortField == "" || sortField == spec.DefaultSort {
@@ -46,23 +56,29 @@ func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p PagePar
 			req.Order = pagination.Asc
 		}
 	}
-	page, err := pagination.Paginate(s.cursors, items, spec, req)
-	if err != nil {
-		var pe *pagination.Error
-		if errors.As(err, &pe) {
-			if pe.Param == "cursor" {
-				return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "%s", pe.Message).
-					With("fields", []apierror.Field{{Field: "query.cursor", Message: pe.Message}})
-			}
-			return nil, apierror.Invalid("query."+pe.Param, pe.Message)
+	return req
+}
+
+// paginationError maps pagination's errors to the contract's 400s.
+func paginationError(err error) error {
+	var pe *pagination.Error
+	if errors.As(err, &pe) {
+		if pe.Param == "cursor" {
+			return apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "%s", pe.Message).
+				With("fields", []apierror.Field{{Field: "query.cursor", Message: pe.Message}})
 		}
-		return nil, internalError(err)
+		return apierror.Invalid("query."+pe.Param, pe.Message)
 	}
+	return internalError(err)
+}
+
+// pageOutput converts a page into the contract's list body.
+func pageOutput[T, W any](page pagination.Page[T], conv func(T) W) *listOutput[W] {
 	out := &listOutput[W]{Body: listPage[W]{Object: "list", Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.Total}}
 	for _, it := range page.Items {
 		out.Body.Data = append(out.Body.Data, conv(it))
 	}
-	return out, nil
+	return out
 }
 
 // filterKey canonicalises a list's filters so a cursor only continues its own list.

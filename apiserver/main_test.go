@@ -133,7 +133,7 @@ func setup(cfg *rest.Config) error {
 	env.url = "http://" + env.http.Listener.Addr().String() + "/v1"
 	env.server, err = New(Options{
 		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
-		BaseURL: env.url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
+		BaseURL: env.url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true, Informers: c,
 	})
 	if err != nil {
 		return err

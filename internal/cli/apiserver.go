@@ -80,7 +80,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	defer b.close()
 	var synced atomic.Bool
 	srv, err := apiserver.New(apiserver.Options{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Informers: mgr.GetCache(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
 		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL,
 		Ready: func(*http.Request) error {
 			if !synced.Load() {

@@ -158,6 +158,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	opts := apiserver.Options{
 		Client:                mgr.GetClient(),
 		APIReader:             mgr.GetAPIReader(),
+		Informers:             mgr.GetCache(),
 		Store:                 b.store,
 		Ledger:                b.ledger,
 		Blob:                  b.blob,

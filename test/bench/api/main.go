@@ -234,7 +234,7 @@ func run(ctx context.Context, cfg config) error {
 	opts := apiserver.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Store: st, Ledger: led, Blob: bl,
-		Logger: logr.Discard(), BaseURL: baseURL, Now: now,
+		Logger: logr.Discard(), BaseURL: baseURL, Now: now, Informers: mgr.GetCache(),
 	}
 	srv, err := apiserver.New(opts)
 	if err != nil {
