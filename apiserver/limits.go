@@ -18,6 +18,37 @@ type limitTable struct {
 	anonymous int
 }
 
+// Limits overrides the per-minute rate limits; a zero or missing entry keeps the default
+// (requests 60/600/6,000 and run submissions 10/100/1,000 by tier, 300 per client address
+// for unauthenticated traffic).
+type Limits struct {
+	Requests  map[discov1.TenantTier]int
+	Runs      map[discov1.TenantTier]int
+	Anonymous int
+}
+
+// limitsFrom applies overrides to the defaults.
+func limitsFrom(o *Limits) limitTable {
+	t := defaultLimits()
+	if o == nil {
+		return t
+	}
+	for tier, n := range o.Requests {
+		if n > 0 {
+			t.requests[tier] = n
+		}
+	}
+	for tier, n := range o.Runs {
+		if n > 0 {
+			t.runs[tier] = n
+		}
+	}
+	if o.Anonymous > 0 {
+		t.anonymous = o.Anonymous
+	}
+	return t
+}
+
 func defaultLimits() limitTable {
 	return limitTable{
 		requests: map[discov1.TenantTier]int{

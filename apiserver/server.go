@@ -58,6 +58,8 @@ type Options struct {
 	// per-project index fed by its informer (O(log n + limit) a page), not by listing and
 	// sorting every claim of the project.
 	Informers listindex.InformerGetter
+	// Limits overrides the per-tier rate limits; nil keeps DESIGN.md's.
+	Limits *Limits
 	// RequestHeader trusts front-proxy identities on /apis/api.disco.dev/v1 when the
 	// facade is registered as an aggregated API; nil accepts only Bearer credentials there.
 	RequestHeader *RequestHeaderAuth
@@ -122,7 +124,7 @@ func New(opts Options) (*Server, error) {
 		docsBase: opts.BaseURL,
 		mux:      http.NewServeMux(),
 		idem:     newKeyLocks(),
-		limits:   defaultLimits(),
+		limits:   limitsFrom(opts.Limits),
 		declared: map[string][]int{},
 	}
 	if s.now == nil {

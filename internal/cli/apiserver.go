@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/internal/index"
 )
@@ -28,6 +31,8 @@ type apiserverOptions struct {
 	redisURL      string
 	tlsCert       string
 	tlsKey        string
+	requestLimits string
+	runLimits     string
 	verbose       bool
 }
 
@@ -52,6 +57,8 @@ func newAPIServerCommand() *cobra.Command {
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("DISCO_REDIS_URL"), "share rate limits between replicas through Redis")
 	f.StringVar(&o.tlsCert, "tls-cert-file", "", "serve TLS with this certificate (needed behind an APIService)")
 	f.StringVar(&o.tlsKey, "tls-private-key-file", "", "key of --tls-cert-file")
+	f.StringVar(&o.requestLimits, "requests-per-minute", "", "override request limits by tier, e.g. free=60,team=600,enterprise=6000")
+	f.StringVar(&o.runLimits, "runs-per-minute", "", "override run-submission limits by tier, e.g. free=10,team=100,enterprise=1000")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
 	return cmd
 }
@@ -60,6 +67,10 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	setupLogging(os.Stderr, o.verbose)
 	if o.dsn == "" || o.blobURL == "" {
 		return errors.New("--store-dsn and --blob-url are required (or DISCO_STORE_DSN and DISCO_BLOB_URL)")
+	}
+	limits, err := parseLimits(o.requestLimits, o.runLimits)
+	if err != nil {
+		return err
 	}
 	scheme, cfg, err := clusterClient()
 	if err != nil {
@@ -81,7 +92,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	var synced atomic.Bool
 	srv, err := apiserver.New(apiserver.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Informers: mgr.GetCache(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
-		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL,
+		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL, Limits: limits,
 		Ready: func(*http.Request) error {
 			if !synced.Load() {
 				return errors.New("caches are not synced yet")
@@ -120,4 +131,31 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return httpSrv.Shutdown(shutdownCtx)
+}
+
+// parseLimits reads "tier=n,tier=n" overrides for the request and run-submission buckets.
+func parseLimits(requests, runs string) (*apiserver.Limits, error) {
+	l := &apiserver.Limits{Requests: map[discov1.TenantTier]int{}, Runs: map[discov1.TenantTier]int{}}
+	for _, spec := range []struct {
+		flag, value string
+		into        map[discov1.TenantTier]int
+	}{{"--requests-per-minute", requests, l.Requests}, {"--runs-per-minute", runs, l.Runs}} {
+		if spec.value == "" {
+			continue
+		}
+		for _, part := range strings.Split(spec.value, ",") {
+			tier, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+			v, err := strconv.Atoi(n)
+			switch discov1.TenantTier(tier) {
+			case discov1.TenantTierFree, discov1.TenantTierTeam, discov1.TenantTierEnterprise:
+			default:
+				ok = false
+			}
+			if !ok || err != nil || v <= 0 {
+				return nil, fmt.Errorf("%s %q: want tier=n with tier free, team or enterprise and n > 0", spec.flag, part)
+			}
+			spec.into[discov1.TenantTier(tier)] = v
+		}
+	}
+	return l, nil
 }
