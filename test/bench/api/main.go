@@ -588,7 +588,7 @@ func startBare() (*http.Server, string, error) {
 			ID: ids.New(ids.Claim), Type: "law", Tier: "explore",
 			Summary: fmt.Sprintf("benchmark claim %d: F = m * a holds across the sampled regime", i), Score: 0.5,
 			Scope:         apiserver.ClaimScope{Variables: []string{"F", "m", "a"}, Domain: "m in [0.1, 10], a in [0, 9.81]", ConstraintsSatisfied: []string{"dimensional_consistency"}},
-			Evidence:      map[string]any{"r_squared": 0.95, "cross_validation_score": 0.93, "negative_controls_passed": true},
+			Evidence:      apiserver.Evidence(`{"r_squared":0.95,"cross_validation_score":0.93,"negative_controls_passed":true}`),
 			LedgerEntryID: fmt.Sprintf("led_%026d", i), RunID: ids.New(ids.Run), CampaignID: ids.New(ids.Campaign),
 			ProjectID: ids.New(ids.Project), CreatedAt: created, Expression: "F = m * a", Variables: []string{"F", "m", "a"},
 		}
