@@ -19,6 +19,7 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
 )
@@ -229,22 +230,15 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 			return nil, internalError(err)
 		}
 		taken := make(map[string]bool, len(runs.Items))
-		var used int64
-		var total int32
+		mine := make([]discov1.Run, 0, len(runs.Items))
 		for i := range runs.Items {
 			r := &runs.Items[i]
 			taken[r.Name] = true
 			if r.Spec.CampaignID != in.CampaignID {
 				continue
 			}
-			total++
+			mine = append(mine, *r)
 			ph := runPhase(r)
-			if ph.Finished() {
-				used += r.Status.ComputeUnitsUsed
-			} else {
-				// An unfinished run reserves its estimate (or more, once it has used more).
-				used += max(r.Spec.ComputeUnitsEstimated, r.Status.ComputeUnitsUsed)
-			}
 			if (ph == discov1.RunQueued || ph == discov1.RunRunning) && r.Annotations[discov1.AnnotationCancelRequested] == "" &&
 				string(r.Spec.Mode) == mode && r.Spec.DatasetID == in.Body.DatasetID &&
 				sameParameters(r.Spec.Parameters, params) && sameGovernance(r.Spec.Governance, gov) {
@@ -253,17 +247,13 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 					With("run_id", ids.FromName(r.Name)).With("status", string(ph))
 			}
 		}
-		used = max(used, camp.Status.ComputeUnitsUsed)
-		total = max(total, camp.Status.RunsTotal)
-		b := camp.Spec.Budget
-		if total >= b.MaxRuns {
-			return nil, budgetExhausted(in.CampaignID, "max_runs", "the campaign allows %d runs and has %d", b.MaxRuns, total).
-				With("max_runs", b.MaxRuns).With("runs_total", total)
-		}
-		if used+estimate > b.ComputeUnits {
-			return nil, budgetExhausted(in.CampaignID, "compute_units",
-				"the run needs an estimated %d compute units; the campaign has %d of %d left", estimate, max(b.ComputeUnits-used, 0), b.ComputeUnits).
-				With("compute_units", b.ComputeUnits).With("compute_units_used", used).With("compute_units_estimated", estimate)
+		// The same accounting as the campaign's status (governance.UsageOf), taken no lower
+		// than what the status already reports.
+		usage := governance.UsageOf(mine)
+		usage.ComputeUnitsUsed = max(usage.ComputeUnitsUsed, camp.Status.ComputeUnitsUsed)
+		usage.RunsTotal = max(usage.RunsTotal, camp.Status.RunsTotal)
+		if ok, constraint := governance.CanAdmit(camp, usage, estimate, s.now()); !ok {
+			return nil, budgetRefusal(camp, usage, estimate, constraint)
 		}
 
 		// The next free slot: the number of runs, past any slot still taken (a run of a
@@ -303,6 +293,25 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 		}
 		s.awaitCache(ctx, run, "")
 		return &runOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
+	}
+}
+
+// budgetRefusal words governance.CanAdmit's refusal for the client.
+func budgetRefusal(camp *discov1.Campaign, u governance.BudgetUsage, estimate int64, constraint string) *apiError {
+	id, b := ids.FromName(camp.Name), camp.Spec.Budget
+	switch constraint {
+	case "archived":
+		return apierror.Conflict("the campaign is archived and accepts no runs").With("campaign_id", id).With("status", string(discov1.CampaignArchived))
+	case "expires_at":
+		return budgetExhausted(id, "expires_at", "the campaign expired at %s", b.ExpiresAt.UTC().Format(time.RFC3339)).
+			With("expires_at", b.ExpiresAt.UTC())
+	case "max_runs":
+		return budgetExhausted(id, "max_runs", "the campaign allows %d runs and has %d", b.MaxRuns, u.RunsTotal).
+			With("max_runs", b.MaxRuns).With("runs_total", u.RunsTotal)
+	default:
+		return budgetExhausted(id, "compute_units",
+			"the run needs an estimated %d compute units; the campaign has %d of %d left", estimate, max(b.ComputeUnits-u.ComputeUnitsUsed, 0), b.ComputeUnits).
+			With("compute_units", b.ComputeUnits).With("compute_units_used", u.ComputeUnitsUsed).With("compute_units_estimated", estimate)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/index"
 )
 
@@ -58,6 +59,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, campaign)
 	previous := campaign.Status.Phase
+	constraint := "" // what blocks new runs, set below
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err != nil || previous == campaign.Status.Phase {
@@ -65,7 +67,6 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		}
 		switch campaign.Status.Phase {
 		case discov1.CampaignExhausted, discov1.CampaignExpired:
-			constraint := BudgetConstraint(campaign, usageFromStatus(campaign), r.now())
 			r.Recorder.Eventf(campaign, nil, corev1.EventTypeWarning, "BudgetExhausted", "Reconcile", "campaign budget exhausted: %s", constraint)
 			if r.OnExhausted != nil {
 				r.OnExhausted(ctx, campaign, constraint)
@@ -78,15 +79,15 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{}, err
 	}
 	now := r.now()
-	usage := UsageOf(runs.Items)
+	usage := governance.UsageOf(runs.Items)
 	campaign.Status.ComputeUnitsUsed = usage.ComputeUnitsUsed
 	campaign.Status.RunsCompleted = usage.RunsCompleted
 	campaign.Status.RunsTotal = usage.RunsTotal
 	campaign.Status.RunsActive = usage.RunsActive
-	campaign.Status.Phase = CampaignPhaseFor(campaign, usage, now)
+	campaign.Status.Phase = governance.CampaignPhaseFor(campaign, usage, now)
 	campaign.Status.ObservedGeneration = campaign.Generation
 
-	if constraint := BudgetConstraint(campaign, usage, now); constraint != "" {
+	if constraint = governance.BudgetConstraint(campaign, usage, now); constraint != "" {
 		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionFalse, "BudgetExhausted", "no new runs: "+constraint+" reached")
 	} else {
 		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionTrue, "BudgetAvailable", "runs may be submitted")
@@ -98,11 +99,6 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{RequeueAfter: exp.Sub(now) + time.Second}, nil
 	}
 	return ctrl.Result{}, nil
-}
-
-// usageFromStatus reads the counters back from the status just computed.
-func usageFromStatus(c *discov1.Campaign) BudgetUsage {
-	return BudgetUsage{ComputeUnitsUsed: c.Status.ComputeUnitsUsed, RunsCompleted: c.Status.RunsCompleted, RunsTotal: c.Status.RunsTotal, RunsActive: c.Status.RunsActive}
 }
 
 func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {

@@ -1,4 +1,4 @@
-package controllers
+package governance
 
 import (
 	"time"
@@ -7,6 +7,8 @@ import (
 )
 
 // BudgetUsage is what a campaign's runs have consumed, computed from the runs themselves.
+// The campaign reconciler reports it and the facade admits submissions by it, so both
+// count alike.
 type BudgetUsage struct {
 	ComputeUnitsUsed int64
 	RunsCompleted    int32
