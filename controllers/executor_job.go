@@ -113,15 +113,10 @@ func (x *JobExecutor) Submit(run *discov1.Run) bool {
 }
 
 func (x *JobExecutor) localQueue(ctx context.Context, namespace string) string {
-	ns := &corev1.Namespace{}
-	if err := x.Client.Get(ctx, types.NamespacedName{Name: namespace}, ns); err != nil {
-		return ""
+	if t := tenantOfNamespace(ctx, x.Client, namespace); t != nil {
+		return t.Spec.LocalQueue
 	}
-	t := &discov1.Tenant{}
-	if err := x.Client.Get(ctx, types.NamespacedName{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, t); err != nil {
-		return ""
-	}
-	return t.Spec.LocalQueue
+	return ""
 }
 
 func (x *JobExecutor) Cancel(key types.NamespacedName) bool {

@@ -3,9 +3,12 @@ package controllers
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -31,4 +34,17 @@ func adopt(ctx context.Context, c client.Client, obj client.Object, parentKey cl
 		return false, err
 	}
 	return true, c.Update(ctx, obj)
+}
+
+// tenantOfNamespace finds the tenant a namespace belongs to (its tenant label), or nil.
+func tenantOfNamespace(ctx context.Context, c client.Client, namespace string) *discov1.Tenant {
+	ns := &corev1.Namespace{}
+	if err := c.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return nil
+	}
+	t := &discov1.Tenant{}
+	if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, t); err != nil {
+		return nil
+	}
+	return t
 }

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,7 +175,7 @@ func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason,
 // admit starts a queued run when the tenant has a free execution slot.
 func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
 	tier := discov1.TenantTierFree
-	if tenant := r.tenantOfNamespace(ctx, run.Namespace); tenant != nil {
+	if tenant := tenantOfNamespace(ctx, r.Client, run.Namespace); tenant != nil {
 		tier = tenant.Spec.Tier
 	}
 	runs := &discov1.RunList{}
@@ -193,18 +192,6 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Scheduled", "waiting for an executor worker")
 	}
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
-}
-
-func (r *RunReconciler) tenantOfNamespace(ctx context.Context, namespace string) *discov1.Tenant {
-	ns := &corev1.Namespace{}
-	if err := r.Get(ctx, types.NamespacedName{Name: namespace}, ns); err != nil {
-		return nil
-	}
-	tenant := &discov1.Tenant{}
-	if err := r.Get(ctx, types.NamespacedName{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, tenant); err != nil {
-		return nil
-	}
-	return tenant
 }
 
 // complete turns stored results into claims and marks the run completed.
@@ -248,11 +235,11 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 	if r.Events == nil || meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionAnnounced) {
 		return nil
 	}
-	project := &discov1.Project{}
-	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.ProjectID), project); err != nil {
-		return client.IgnoreNotFound(err)
+	tenant, ok := tenantOfProject(ctx, r.Client, run.Namespace, run.Spec.ProjectID)
+	if !ok {
+		return nil // the project is gone: nobody to announce to
 	}
-	tenant, runID := project.Spec.TenantID, ids.FromName(run.Name)
+	runID := ids.FromName(run.Name)
 	data := map[string]any{"run_id": runID, "project_id": run.Spec.ProjectID, "campaign_id": run.Spec.CampaignID,
 		"mode": string(run.Spec.Mode), "status": string(run.Status.Phase), "claims_count": run.Status.ClaimsCount, "duration_ms": run.Status.DurationMS}
 	switch run.Status.Phase {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -184,7 +185,7 @@ func (e *Execution) store(ctx context.Context, run *discov1.Run, result *engine.
 	var refs []discov1.ArtifactRef
 	for i := range result.Artifacts {
 		a := &result.Artifacts[i]
-		id := derivedID(ids.Artifact, run.Name, "artifact", a.Name)
+		id := ids.Derive(ids.Artifact, run.Name, "artifact", a.Name)
 		key := artifactKey(run.Name, id, a.Name)
 		if err := e.Blob.Put(ctx, key, a.Content); err != nil {
 			return fmt.Errorf("store artifact %s: %w", a.Name, err)
@@ -317,7 +318,7 @@ func (r *statusReporter) writeLocked(ctx context.Context) {
 		}
 	}
 	for _, st := range r.stages { // engine stages outside the contract's list (causal_discovery)
-		if !containsString(discov1.PipelineStages, st.Name) && len(stages) < 16 {
+		if !slices.Contains(discov1.PipelineStages, st.Name) && len(stages) < 16 {
 			stages = append(stages, *st.DeepCopy())
 		}
 	}
@@ -345,21 +346,6 @@ func (r *statusReporter) writeLocked(ctx context.Context) {
 	}); err == nil {
 		r.dirty = false
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// derivedID is a stable id computed from its parts, so a restarted controller recreates
-// exactly the same claim or artifact instead of a duplicate.
-func derivedID(prefix string, parts ...string) string {
-	return ids.Derive(prefix, parts...)
 }
 
 // resultsReady reports whether the engine has stored results for the run.

@@ -28,7 +28,7 @@ type EventPublisher interface {
 // ClaimID is the id of the i-th claim of a run: derived, so materialising results twice
 // (after a crash) finds the claims it already made.
 func ClaimID(runID string, i int) string {
-	return derivedID(ids.Claim, runID, "claim", strconv.Itoa(i))
+	return ids.Derive(ids.Claim, runID, "claim", strconv.Itoa(i))
 }
 
 // materializer turns a run's results.json into Claim objects with their ledger entries.
