@@ -13,7 +13,8 @@ import (
 
 // stateCollector reports how many runs are in each status and claims in each tier, counted
 // from the manager's cache when Prometheus scrapes (gauges kept by reconcilers would drift
-// when objects are deleted).
+// when objects are deleted). It only reads the objects, so it lists them without deep
+// copies: a scrape must not copy every claim of a large installation.
 type stateCollector struct {
 	reader client.Reader
 	runs   *prometheus.Desc
@@ -34,7 +35,7 @@ func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	runs := &discov1.RunList{}
-	if err := s.reader.List(ctx, runs); err == nil {
+	if err := s.reader.List(ctx, runs, client.UnsafeDisableDeepCopy); err == nil {
 		counts := map[string]float64{}
 		for _, p := range []discov1.RunPhase{discov1.RunQueued, discov1.RunRunning, discov1.RunCompleted, discov1.RunFailed, discov1.RunCancelled} {
 			counts[string(p)] = 0
@@ -47,7 +48,7 @@ func (s *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	claims := &discov1.ClaimList{}
-	if err := s.reader.List(ctx, claims); err == nil {
+	if err := s.reader.List(ctx, claims, client.UnsafeDisableDeepCopy); err == nil {
 		counts := map[[2]string]float64{}
 		for _, c := range claims.Items {
 			counts[[2]string{string(c.Spec.Tier), string(c.Spec.Type)}]++
