@@ -2,6 +2,7 @@ package symbolic
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -18,9 +19,20 @@ func snapTolerance(n int) float64 { return math.Log(float64(n)) / float64(n) }
 // not get measurably worse. With refit, the remaining constants are
 // re-optimised after each trial (slower, needed with noisy data, where
 // the fitted constants compensate each other); without, they stay put.
+//
+// With refit the order matters, because a snapped constant is frozen and
+// can no longer compensate for the next trial: first constants are
+// removed (fixed at 0, which simplify prunes: x + c → x, x − c → x) by
+// backward elimination against the full model's BIC (dropConstants),
+// then the survivors are snapped to simple values (integers, halves,
+// multiples of powers of π) and only then rounded to a few digits.
+// Otherwise a scale such as 12.5443 got rounded to 12.54 first, and the
+// spurious offset of 12.54·(B − 0.005) that compensated for it could not
+// be removed any more.
 func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr {
 	y := opt.y
 	tol := snapTolerance(len(y))
+	floor := 1e-2 * exactNMSE * varY
 	t := e.postfix(nil)
 	var cur float64
 	if refit {
@@ -31,37 +43,93 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 	if math.IsInf(cur, 0) {
 		return e
 	}
-	good := func(m float64) bool { return m <= cur*(1+tol) || m <= 1e-2*exactNMSE*varY }
 	frozen := make([]bool, len(t))
-	// Snapping one constant can make room for another, so sweep twice.
-	for sweep := 0; sweep < 2; sweep++ {
-		changed := false
-		for pos := range t {
-			if t[pos].op != opConst || frozen[pos] {
-				continue
-			}
-			for _, v := range snapCandidates(t[pos].c) {
-				trial := t.clone()
-				trial[pos].c = v
-				m := mseOf(opt.ev.eval(trial), y, 0, 1)
-				if !good(m) && refit {
-					frozen[pos] = true
-					trial, m = opt.fitUnscaled(trial, frozen, 15)
-					frozen[pos] = false
+	stages := []func(float64) []float64{snapCandidates}
+	if refit {
+		t, cur = dropConstants(t, frozen, opt, cur, tol, floor)
+		stages = []func(float64) []float64{simpleCandidates, digitCandidates}
+	}
+	good := func(m float64) bool { return m <= cur*(1+tol) || m <= floor }
+	for _, candidates := range stages {
+		// Snapping one constant can make room for another, so sweep twice.
+		for sweep := 0; sweep < 2; sweep++ {
+			changed := false
+			for pos := range t {
+				if t[pos].op != opConst || frozen[pos] {
+					continue
 				}
-				if good(m) {
-					t, cur = trial, math.Min(m, cur)
-					frozen[pos] = true
-					changed = true
-					break
+				for _, v := range candidates(t[pos].c) {
+					trial := t.clone()
+					trial[pos].c = v
+					m := mseOf(opt.ev.eval(trial), y, 0, 1)
+					if !good(m) && refit {
+						frozen[pos] = true
+						trial, m = opt.fitUnscaled(trial, frozen, 15)
+						frozen[pos] = false
+					}
+					if good(m) {
+						t, cur = trial, math.Min(m, cur)
+						frozen[pos] = true
+						changed = true
+						break
+					}
 				}
 			}
-		}
-		if !changed {
-			break
+			if !changed {
+				break
+			}
 		}
 	}
 	return simplify(toExpr(t))
+}
+
+// dropConstants removes constants of t by backward elimination: each
+// round fixes at 0 the constant whose removal, with the others refitted,
+// costs least, as long as the loss stays within the BIC price of all
+// removed parameters, full·(1+tol)^k for k removed (or below floor).
+// Judging the removed set jointly against the full model lets two
+// spurious constants that compensate each other, (q + 0.005)/C − 0.002,
+// go together where each alone would be kept. Removed constants are
+// marked frozen; t's loss after the removals is returned.
+func dropConstants(t tree, frozen []bool, opt *constOptimizer, full, tol, floor float64) (tree, float64) {
+	cur := full
+	var alive []int
+	for pos, nd := range t {
+		if nd.op == opConst && !frozen[pos] && nd.c != 0 {
+			alive = append(alive, pos)
+		}
+	}
+	// Refitted losses only grow as more constants are fixed, so a removal
+	// that alone exceeds the budget for removing every constant can never
+	// be accepted later and is not tried again.
+	maxBudget := math.Max(full*math.Pow(1+tol, float64(len(alive))), floor)
+	for removed := 1; len(alive) > 0; removed++ {
+		bestPos, bestM := -1, math.Inf(1)
+		var bestT tree
+		keep := alive[:0]
+		for _, pos := range alive {
+			trial := t.clone()
+			trial[pos].c = 0
+			frozen[pos] = true
+			trial, m := opt.fitUnscaled(trial, frozen, 15)
+			frozen[pos] = false
+			if !(m <= maxBudget) {
+				continue
+			}
+			keep = append(keep, pos)
+			if m < bestM {
+				bestPos, bestM, bestT = pos, m, trial
+			}
+		}
+		alive = keep
+		if bestPos < 0 || !(bestM <= full*math.Pow(1+tol, float64(removed)) || bestM <= floor) {
+			break
+		}
+		t, cur = bestT, bestM
+		frozen[bestPos] = true
+		alive = slices.DeleteFunc(alive, func(p int) bool { return p == bestPos })
+	}
+	return t, cur
 }
 
 var piUnits = func() []float64 {
@@ -74,20 +142,28 @@ var piUnits = func() []float64 {
 	return u
 }()
 
-// snapCandidates lists simpler values near c, simplest first.
+// snapCandidates lists simpler values near c, simplest first: 0, then
+// simpleCandidates, then digitCandidates.
 func snapCandidates(c float64) []float64 {
 	if c == 0 {
 		return nil
 	}
 	out := []float64{0}
-	add := func(v float64) {
-		if v == c || math.IsNaN(v) || math.IsInf(v, 0) {
-			return
+	for _, v := range append(simpleCandidates(c), digitCandidates(c)...) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
 		}
-		for _, w := range out {
-			if w == v {
-				return
-			}
+	}
+	return out
+}
+
+// simpleCandidates lists the nearest integer and half and the simple
+// multiples of powers of π within 0.1 % of c (not c itself, not 0).
+func simpleCandidates(c float64) []float64 {
+	var out []float64
+	add := func(v float64) {
+		if v == c || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || slices.Contains(out, v) {
+			return
 		}
 		out = append(out, v)
 	}
@@ -104,10 +180,17 @@ func snapCandidates(c float64) []float64 {
 			}
 		}
 	}
+	return out
+}
+
+// digitCandidates lists c rounded to 1–4 significant digits (not c
+// itself, not 0).
+func digitCandidates(c float64) []float64 {
+	var out []float64
 	for digits := 1; digits <= 4; digits++ {
 		v, err := strconv.ParseFloat(strconv.FormatFloat(c, 'g', digits, 64), 64)
-		if err == nil {
-			add(v)
+		if err == nil && v != c && v != 0 && !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -1,0 +1,81 @@
+package symbolic
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// noisyTable draws n rows of d inputs from U(1, 5) and y = f(x) plus
+// Gaussian noise with σ = 1 % of RMS(y), the benchmark's "1 %".
+func noisyTable(seed uint64, d, n int, f func(x []float64) float64) ([][]float64, []float64, float64) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	X := sample(rng, d, n, 1, 5)
+	y := target(X, f)
+	var s2 float64
+	for _, v := range y {
+		s2 += v * v
+	}
+	sd := 0.01 * math.Sqrt(s2/float64(n))
+	for i := range y {
+		y[i] += sd * rng.NormFloat64()
+	}
+	_, sdy := meanSD(y)
+	return X, y, sdy * sdy
+}
+
+// At 1 % noise the search's models carry tiny spurious constants that the
+// fitted others compensate for. Snapping must remove them:
+//   - two offsets that compensate each other, (q + c1)/C + c2, where
+//     removing either alone (the other refitted) costs more than one
+//     parameter's BIC price, but removing both costs less than two;
+//   - an offset next to a scale, c3·q/h·(B + c1), where the scale used to
+//     be rounded first (12.5443 → 12.54) and, frozen there, no longer
+//     let the offset go.
+func TestSnapConstantsRemovesSpuriousOffsets(t *testing.T) {
+	names := []string{"q", "C", "h"}
+	X, y, varY := noisyTable(39, 3, 750, func(x []float64) float64 { return x[0] / x[1] })
+	opt := newConstOptimizer(X, y)
+	pair := ebin(opAdd, ebin(opDiv, ebin(opAdd, evar(0), econst(0.01)), evar(1)), econst(0.01))
+	tr, _ := opt.fitUnscaled(pair.postfix(nil), nil, 50)
+	if got := format(snapConstants(toExpr(tr), opt, varY, true), names); got != "q/C" {
+		t.Errorf("q/C: %s snapped to %s", format(toExpr(tr), names), got)
+	}
+
+	for _, seed := range []uint64{1, 32, 34} {
+		X, y, varY = noisyTable(seed, 3, 750, func(x []float64) float64 { return 4 * math.Pi * x[0] * x[1] / x[2] })
+		opt = newConstOptimizer(X, y)
+		scaled := ebin(opMul, ebin(opDiv, ebin(opMul, econst(12.6), evar(0)), evar(2)), ebin(opAdd, evar(1), econst(0.01)))
+		tr, _ = opt.fitUnscaled(scaled.postfix(nil), nil, 50)
+		got := format(snapConstants(toExpr(tr), opt, varY, true), names)
+		if strings.ContainsAny(strings.ReplaceAll(got, "12.5664", ""), "0123456789") {
+			t.Errorf("4π·q·C/h, seed %d: %s snapped to %s", seed, format(toExpr(tr), names), got)
+		}
+	}
+}
+
+// The model finalize chooses is the snapped one, not the front member
+// with the spurious constants it came from.
+func TestFinalizeChoosesModelWithoutSpuriousOffset(t *testing.T) {
+	X, y, varY := noisyTable(39, 3, 750, func(x []float64) float64 { return x[0] / x[1] })
+	p := &problem{cols: X, y: y, varY: varY, names: []string{"q", "C", "h"}, s: resolve(Options{})}
+	// a + b·((q + c)/C) with the constants fitted.
+	ind := individual{t: ebin(opDiv, ebin(opAdd, evar(0), econst(0.01)), evar(1)).postfix(nil), a: 0.01, b: 1}
+	ind.loss = mseOf(newEvaluator(X, len(y)).eval(ind.t), y, ind.a, ind.b)
+	ind.size = ind.t.complexity()
+	front := &paretoFront{}
+	front.offer(&ind)
+	res := finalize(p, front, nil)
+	if res.Best.Expression != "q/C" {
+		t.Errorf("chose %s, want q/C (front: %v)", res.Best.Expression, frontExpressions(res.Front))
+	}
+}
+
+func frontExpressions(ms []*Model) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Expression)
+	}
+	return out
+}
