@@ -140,6 +140,7 @@ func (s *Server) registerClaims() {
 	register(s, huma.Operation{
 		OperationID: "listClaims", Method: http.MethodGet, Path: "/projects/{project_id}/claims",
 		Summary: "List a project's claims", Tags: []string{"Claims"}, Errors: []int{http.StatusNotFound},
+		Responses: rawJSONResponse(s.api, listPage[Claim]{}),
 	}, auth.ClaimsRead, s.listClaims)
 	register(s, huma.Operation{
 		OperationID: "getClaim", Method: http.MethodGet, Path: "/projects/{project_id}/claims/{claim_id}",
@@ -170,7 +171,7 @@ var claimSort = pagination.Spec[*discov1.Claim]{
 	ID: func(c *discov1.Claim) string { return c.Name },
 }
 
-func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutput[Claim], error) {
+func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON, error) {
 	_, t := who(ctx)
 	if _, err := s.project(ctx, in.ProjectID); err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 		if err != nil {
 			return nil, paginationError(err)
 		}
-		return pageOutput(page, claimOf), nil
+		return claimPageOutput(page, func(c *discov1.Claim) []byte { return s.claimIndex.Wire(c, claimWire) }), nil
 	}
 	// Without the index: the most selective field index answers; the other filters are
 	// checked on its result.
@@ -206,7 +207,11 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*listOutp
 		}
 		items = append(items, c)
 	}
-	return paginate(s, items, claimSort, in.PageParams, in.Sort, filter, claimOf)
+	page, err := pagination.Paginate(s.cursors, items, claimSort, pageRequest(claimSort, in.PageParams, in.Sort, filter))
+	if err != nil {
+		return nil, paginationError(err)
+	}
+	return claimPageOutput(page, claimWire), nil
 }
 
 type ClaimPath struct {

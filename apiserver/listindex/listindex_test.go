@@ -390,3 +390,44 @@ func TestConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// Wire encodes a cached object once, encodes a replacing object (an update, also one that
+// only swaps the object in place) afresh, and forgets deleted claims.
+func TestWireEncodesOncePerObject(t *testing.T) {
+	x := New(spec)
+	calls := 0
+	encode := func(c *discov1.Claim) []byte {
+		calls++
+		return []byte(c.Spec.Summary)
+	}
+	c1 := claim("t", "p", "c1", base, "law", "explore", 0.5, "r", "m")
+	c1.Spec.Summary = "first"
+	x.Upsert(c1)
+	for i := 0; i < 3; i++ {
+		if got := string(x.Wire(c1, encode)); got != "first" {
+			t.Fatalf("Wire = %q, want first", got)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("encode called %d times for one object, want 1", calls)
+	}
+	// A status-only update keeps the entry and swaps the object in place.
+	c2 := c1.DeepCopy()
+	c2.Spec.Summary = "second"
+	c2.ResourceVersion = "2"
+	x.Upsert(c2)
+	if got := string(x.Wire(c2, encode)); got != "second" {
+		t.Fatalf("Wire after update = %q, want second", got)
+	}
+	if calls != 2 {
+		t.Fatalf("encode called %d times, want 2 after an update", calls)
+	}
+	// A stale pointer (a page taken before the update) is encoded, never served c2's form.
+	if got := string(x.Wire(c1, encode)); got != "first" {
+		t.Fatalf("Wire of the replaced object = %q, want first", got)
+	}
+	x.Delete("t", "c1")
+	if got := string(x.Wire(c2, encode)); got != "second" {
+		t.Fatalf("Wire after delete = %q", got)
+	}
+}
