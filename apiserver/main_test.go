@@ -89,7 +89,9 @@ func setup(cfg *rest.Config) error {
 	if err := discov1.AddToScheme(env.scheme); err != nil {
 		return err
 	}
-	c, err := cache.New(cfg, cache.Options{Scheme: env.scheme})
+	cacheOpts := index.CacheOptions()
+	cacheOpts.Scheme = env.scheme
+	c, err := cache.New(cfg, cacheOpts)
 	if err != nil {
 		return err
 	}

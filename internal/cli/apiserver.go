@@ -77,7 +77,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 		return err
 	}
 	// The manager gives the facade a cache and a client; it runs no controllers.
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Cache: index.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	if err != nil {
 		return err
 	}

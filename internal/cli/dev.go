@@ -123,6 +123,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	}
 	mgr, err := ctrl.NewManager(cp.config, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  index.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})

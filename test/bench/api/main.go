@@ -198,6 +198,7 @@ func run(ctx context.Context, cfg config) error {
 
 	mgr, err := ctrl.NewManager(rc, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  index.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})
