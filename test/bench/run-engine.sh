@@ -5,6 +5,8 @@
 #   BENCH_N            Feynman equations, spread over the table (0 = all 50; default 0)
 #   BENCH_EQUATIONS    comma-separated equation names instead of BENCH_N
 #   BENCH_TIME_LIMIT   seconds per equation and noise level, for ours and each peer (default 60)
+#   BENCH_PEER_TIME_LIMIT  seconds per case for each peer instead (default BENCH_TIME_LIMIT); the
+#                      report prints every method's mean wall time next to the rates
 #   BENCH_CALIB_SEEDS  calibration seeds (default 20)
 #   BENCH_PARTS        what the engine runs (default feynman,sem,sachs,conservation,calibration)
 #   BENCH_PEERS        symbolic-regression peers (default pyoperon,gplearn; empty to skip)
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/../.."
 N=${BENCH_N:-0}
 EQS=${BENCH_EQUATIONS:-}
 T=${BENCH_TIME_LIMIT:-60}
+TP=${BENCH_PEER_TIME_LIMIT:-$T}
 CAL=${BENCH_CALIB_SEEDS:-20}
 PARTS=${BENCH_PARTS:-feynman,sem,sachs,conservation,calibration}
 PEERS=${BENCH_PEERS-pyoperon,gplearn}
@@ -64,8 +67,8 @@ log "engine (time limit ${T}s per Feynman case)"
 
 PEERARG=()
 if [ -n "$PY" ] && [ -n "$PEERS" ] && [[ ",$PARTS," == *,feynman,* ]]; then
-  log "symbolic-regression peers: $PEERS (${T}s each)"
-  "$PY" test/bench/peers/sr_peers.py --cases "$CASES" --out "$OUT/peers_sr.json" --time-limit "$T" --peers "$PEERS" \
+  log "symbolic-regression peers: $PEERS (${TP}s each)"
+  "$PY" test/bench/peers/sr_peers.py --cases "$CASES" --out "$OUT/peers_sr.json" --time-limit "$TP" --peers "$PEERS" \
     && PEERARG=(--peers "$OUT/peers_sr.json")
 fi
 

@@ -171,8 +171,10 @@ def main():
     L = []
     p = L.append
     cfg = ours.get("config", {})
+    peer_limits = sorted({r["time_limit_s"] for r in peers if r.get("time_limit_s") is not None})
+    peer_limit = (" ".join(f"{v:g}" for v in peer_limits) + " s") if peer_limits else "the same wall time"
     p(f"Engine benchmark. Engine time limit per Feynman case {cfg.get('time_limit_s')} s, seed {cfg.get('seed')}; "
-      f"peers at the same wall time. Checker: {'sympy ' + sp.__version__ + ' + numeric' if HAVE_SYMPY else 'numeric only (sympy missing)'}.")
+      f"peers' time limit per case: {peer_limit}. Checker: {'sympy ' + sp.__version__ + ' + numeric' if HAVE_SYMPY else 'numeric only (sympy missing)'}.")
     bad = table_selfcheck(m, a.cases)
     p(f"Truth-table self-check (sympy/numpy form of each truth reproduces its noise-free CSV): "
       f"{'OK' if not bad else 'MISMATCH in ' + ', '.join(bad)}")

@@ -99,7 +99,7 @@ def main():
             X = np.array(df[names].to_numpy(dtype=np.float64), order="C", copy=True)  # pyoperon needs writeable arrays
             y = np.array(df["y"].to_numpy(dtype=np.float64), order="C", copy=True)
             for p in peers:
-                rec = {"name": c["name"], "noise": noise, "peer": p}
+                rec = {"name": c["name"], "noise": noise, "peer": p, "time_limit_s": a.time_limit}
                 t0 = time.perf_counter()
                 try:
                     if p == "pyoperon":
