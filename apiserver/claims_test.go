@@ -59,6 +59,10 @@ func TestClaimsAndGovernance(t *testing.T) {
 	if c.JSON["evidence"].(map[string]any)["r_squared"] != 0.99 || c.str("tier") != "explore" {
 		t.Fatalf("claim %s", c.Raw)
 	}
+	// A claim is found only under its own project, also in another project of the tenant.
+	elsewhere := mustProject(t, key, map[string]any{"name": "gov-elsewhere"})
+	call(t, "GET", "/v1/projects/"+elsewhere+"/claims/"+good, key, nil).expect(t, 404, "not_found")
+	call(t, "GET", "/v1/projects/"+pid+"/claims/"+ids.New(ids.Claim), key, nil).expect(t, 404, "not_found")
 	// Filters.
 	l := call(t, "GET", "/v1/projects/"+pid+"/claims?run_id="+rid, key, nil).expect(t, 200)
 	if l.JSON["total_count"] != 3.0 {

@@ -17,7 +17,8 @@ import (
 // Claim pages are written from each claim's encoded form instead of through huma's
 // reflection encoder: at 100 claims a page, encoding was half of a list request's CPU and
 // most of its garbage, and the garbage (GC assists at a 100,000-claim heap) set the tail
-// latency. With the claim index, each cached claim is encoded once (listindex.Wire).
+// latency. With the claim index, each cached claim is encoded once (listindex.Wire), for
+// pages and for single gets.
 
 // claimWire is a claim's response object exactly as huma's JSON format writes a Claim
 // (encoding/json, HTML characters not escaped), without the trailing newline.
@@ -37,6 +38,17 @@ func claimWire(c *discov1.Claim) []byte {
 // by hand (see rawJSONResponse), since huma cannot infer it from a function body.
 type rawJSON struct {
 	Body func(huma.Context)
+}
+
+// jsonOutput writes one encoded object and a newline, as huma's JSON format does.
+func jsonOutput(object []byte) *rawJSON {
+	return &rawJSON{Body: func(ctx huma.Context) {
+		ctx.SetHeader("Content-Type", "application/json")
+		ctx.SetStatus(http.StatusOK)
+		w := ctx.BodyWriter()
+		_, _ = w.Write(object)
+		_, _ = w.Write([]byte("\n"))
+	}}
 }
 
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

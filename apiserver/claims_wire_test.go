@@ -16,7 +16,7 @@ import (
 	"github.com/discolab/disco/apiserver/pagination"
 )
 
-// The hand-written claim page is byte for byte what huma's JSON format writes for the
+// A single claim and the hand-written claim page are byte for byte what huma's JSON format writes for the
 // typed page, for every kind of field (HTML characters, unicode, optional fields, stored
 // evidence with and without negative_controls_passed, an empty page, a cursor).
 func TestClaimPageMatchesTypedEncoding(t *testing.T) {
@@ -34,6 +34,17 @@ func TestClaimPageMatchesTypedEncoding(t *testing.T) {
 		Spec: discov1.ClaimSpec{Type: discov1.ClaimCausal, Summary: "pkc -> jnk", Cause: "pkc", Effect: "jnk",
 			Direction: "forward", TemporalScope: "lag:1", InterventionMarkers: []string{"u0126"}, NegativeControlsPassed: true,
 			Evidence: &apiextv1.JSON{Raw: []byte(`{"causal_confidence":0.7}`)}},
+	}
+	for _, c := range []*discov1.Claim{law, causal} {
+		var want bytes.Buffer
+		if err := huma.DefaultJSONFormat.Marshal(&want, claimOf(c)); err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		jsonOutput(claimWire(c)).Body(humatest.NewContext(&huma.Operation{}, httptest.NewRequest(http.MethodGet, "/", nil), rec))
+		if got := rec.Body.String(); got != want.String() || rec.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("claim differs from the typed encoding:\n got %s\nwant %s", got, want.String())
+		}
 	}
 	for _, page := range []pagination.Page[*discov1.Claim]{
 		{Items: []*discov1.Claim{law, causal}, HasMore: true, NextCursor: "abc_-DEF.123", Total: 7},

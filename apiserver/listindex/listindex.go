@@ -235,6 +235,17 @@ func (x *Index) Count(namespace, projectID string, m Match) int {
 	return total
 }
 
+// Get returns the indexed claim namespace/name, or nil. Like Page's, the object is the
+// informer's and read-only.
+func (x *Index) Get(namespace, name string) *discov1.Claim {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if e := x.byName[types.NamespacedName{Namespace: namespace, Name: name}]; e != nil {
+		return e.c
+	}
+	return nil
+}
+
 // Wire returns encode(c), computed once per cached object and kept with the claim's entry
 // (so it goes when the claim goes, and an update, which replaces the object, encodes
 // afresh). Encoding a 100-item page was about half of a list request's CPU and most of its
