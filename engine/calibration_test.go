@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/discolab/disco/engine/controls"
 )
 
 // On data whose target is independent of the inputs, whatever the search
@@ -53,6 +56,50 @@ func TestIndependentVariablesCausalFailsControls(t *testing.T) {
 			if c.Evidence.NegativeControlsPassed || c.Score > 0.5 {
 				t.Errorf("seed %d: chance edge %s passed (score %v)", seed, c.Summary, c.Score)
 			}
+		}
+	}
+}
+
+// A law of the wrong sign, or of the right shape at a wrong scale, predicts unseen rows
+// worse than their mean: its controls fail, although it correlates with the target
+// (under the earlier squared-correlation statistic both passed). The right law passes.
+func TestLawWithoutHeldOutSkillFailsControls(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	n := 400
+	x := gaussian(rng, n)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = x[i] + 0.5*rng.NormFloat64()
+	}
+	f := frameOf(t, []string{"x", "y"}, x, y)
+	p, err := Spec{Mode: ModeSymbolic, Targets: []string{"y"}, Seed: 1}.resolve(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := prepare(f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{plan: p, data: d}
+	law := func(expr string, k float64) *lawModel {
+		return &lawModel{expression: expr, complexity: 3, used: []int{0}, predict: func(X [][]float64) []float64 {
+			out := make([]float64, len(X[0]))
+			for i, v := range X[0] {
+				out[i] = k * v
+			}
+			return out
+		}}
+	}
+	for _, c := range []struct {
+		law  *lawModel
+		pass bool
+	}{{law("x", 1), true}, {law("-x", -1), false}, {law("10*x", 10), false}} {
+		ev := r.evaluateLaw(c.law, y, math.NaN(), nil)
+		if len(ev.controls) == 0 {
+			t.Fatalf("%s: no controls ran", c.law.expression)
+		}
+		if got := controls.AllPassed(ev.controls); got != c.pass {
+			t.Errorf("%s (held-out R² %.3f): controls passed = %v, want %v (%+v)", c.law.expression, ev.heldOut, got, c.pass, ev.controls)
 		}
 	}
 }

@@ -94,6 +94,15 @@ func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []strin
 		ev.cv = ev.heldOut
 	}
 	ev.controls = r.lawControls(m, Xh, yh)
+	if !(ev.heldOut > 0) {
+		// A law that predicts unseen rows worse than their mean has shown no skill for a
+		// control to confirm, whatever the permutations say: on data with no law, a
+		// spurious fit (cos(9·x3) on noise) can still beat shuffled targets by chance.
+		for name, res := range ev.controls {
+			res.Passed = false
+			ev.controls[name] = res
+		}
+	}
 	agree := 0
 	for _, f := range forms {
 		if f == m.formKey() {
@@ -111,7 +120,9 @@ func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []strin
 func (r *runner) lawControls(m *lawModel, Xh [][]float64, yh []float64) map[string]controls.Result {
 	out := map[string]controls.Result{}
 	pred := m.predict(Xh)
-	fixed := func(y []float64) float64 { return controls.SquaredCorrelation(y, pred) }
+	// The statistic is the held-out R² of the law as stated (signed, unscaled): a law
+	// of the wrong sign or scale does not get credit for correlating.
+	fixed := func(y []float64) float64 { return controls.RSquared(y, pred) }
 	for _, name := range r.plan.controls {
 		rng := r.rng(name)
 		switch name {
@@ -129,7 +140,7 @@ func (r *runner) lawControls(m *lawModel, Xh [][]float64, yh []float64) map[stri
 				for k, j := range m.used {
 					full[j] = s[k]
 				}
-				return controls.SquaredCorrelation(yh, m.predict(full))
+				return controls.RSquared(yh, m.predict(full))
 			}
 			out[name] = controls.NoiseFeature(sub, stat, rng)
 		}

@@ -13,7 +13,11 @@
 // The statistic is always computed on rows the claim's model was not fitted
 // on (the engine's held-out split) so the model's own selection on the data
 // does not leak into the test; that is what keeps the controls calibrated on
-// data where the target is independent of the inputs.
+// data where the target is independent of the inputs. For laws the statistic
+// is the held-out R² of the law as stated (so a law of the wrong sign or
+// scale gets no credit for correlating), and a law whose held-out R² is not
+// above 0 fails every control: predicting unseen rows worse than their mean
+// is no skill, even when it beats shuffled targets by chance.
 //
 // The controls (names are the wire values of the API):
 //
