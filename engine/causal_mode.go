@@ -255,4 +255,3 @@ func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[s
 		InterventionMarkers: markers,
 	}
 }
-

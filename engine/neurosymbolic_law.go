@@ -215,4 +215,3 @@ func median(v []float64) float64 {
 	sort.Float64s(s)
 	return stat.Quantile(0.5, stat.Empirical, s, nil)
 }
-

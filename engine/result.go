@@ -89,8 +89,8 @@ type Evidence struct {
 	RelativeVariation *float64 `json:"relative_variation,omitempty"`
 	Trajectories      int      `json:"trajectories,omitempty"`
 	// All claims.
-	BootstrapStability     float64                     `json:"bootstrap_stability"`
-	NegativeControlsPassed bool                        `json:"negative_controls_passed"`
+	BootstrapStability     float64                    `json:"bootstrap_stability"`
+	NegativeControlsPassed bool                       `json:"negative_controls_passed"`
 	NegativeControls       map[string]controls.Result `json:"negative_controls"`
 }
 
