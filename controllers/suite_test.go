@@ -19,8 +19,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
 )
