@@ -44,6 +44,8 @@ vet:
 
 .PHONY: test
 test: verify-generated envtest build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
+		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go test -count=1 -timeout 30m ./...
 	@if [ -f clients/python/pyproject.toml ]; then hack/test-python.sh; fi
