@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/discolab/disco/engine/symbolic"
 )
@@ -16,11 +17,30 @@ const (
 	symbolicPopulations    = 4
 	symbolicPopulationSize = 150
 	maxAlternatives        = 2
+	// mainSearchShare is the part of the search time the main symbolic fit may
+	// take when the run's epochs let it run until the time limit; the
+	// cross-validation and bootstrap refits that follow share the rest.
+	mainSearchShare = 0.75
 )
 
-// symbolicOptions are the options of a symbolic fit at the given effort.
+// symbolicOptions are the options of a symbolic fit at the given effort. In
+// symbolic mode the run's epochs are the main search's generations (default
+// symbolicGenerations); a search that many generations long stops at the time
+// limit, or earlier once an exact model stops getting simpler. Refits measure
+// stability and cross-validated fit, not search for better laws: they run at
+// most symbolicGenerations scaled by their effort.
 func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
-	gens := int(math.Max(5, math.Round(symbolicGenerations*effort)))
+	base := symbolicGenerations
+	if e := r.plan.spec.Parameters.Epochs; e > 0 && r.plan.spec.Mode == ModeSymbolic {
+		base = e
+	}
+	limit := r.remaining()
+	if effort < effortFull {
+		base = min(base, symbolicGenerations)
+	} else if base > symbolicGenerations && limit > 0 {
+		limit = time.Duration(float64(limit) * mainSearchShare)
+	}
+	gens := int(math.Max(5, math.Round(float64(base)*effort)))
 	return symbolic.Options{
 		Operators:      r.plan.operators,
 		MaxComplexity:  r.plan.spec.maxComplexity(),
@@ -29,7 +49,7 @@ func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
 		Populations:    symbolicPopulations,
 		PopulationSize: symbolicPopulationSize,
 		Seed:           seed,
-		TimeLimit:      r.remaining(),
+		TimeLimit:      limit,
 	}
 }
 
