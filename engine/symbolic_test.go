@@ -80,3 +80,29 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 		t.Errorf("law claim carries causal fields: %s", body)
 	}
 }
+
+// In symbolic mode the run's epochs are the main search's generations; refits stay
+// bounded, and other modes keep epochs for their surrogate.
+func TestSymbolicOptionsHonourEpochs(t *testing.T) {
+	gens := func(mode string, epochs int, effort float64) int {
+		r := &runner{plan: &plan{spec: Spec{Mode: mode, Parameters: Parameters{Epochs: epochs}}, constraints: &Constraints{}}}
+		return r.symbolicOptions(effort, 1).Generations
+	}
+	for _, c := range []struct {
+		mode   string
+		epochs int
+		effort float64
+		want   int
+	}{
+		{ModeSymbolic, 0, effortFull, symbolicGenerations},
+		{ModeSymbolic, 500, effortFull, 500},
+		{ModeSymbolic, 10, effortFull, 10},
+		{ModeSymbolic, 500, effortRefit, 18},
+		{ModeSymbolic, 10, effortRefit, 5},
+		{ModeNeuroSymbolic, 500, effortFull, symbolicGenerations},
+	} {
+		if got := gens(c.mode, c.epochs, c.effort); got != c.want {
+			t.Errorf("%s epochs %d effort %v: %d generations, want %d", c.mode, c.epochs, c.effort, got, c.want)
+		}
+	}
+}
