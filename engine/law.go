@@ -83,7 +83,12 @@ type lawEvaluation struct {
 // The method-level measurements (cross-validation, bootstrap refits) are
 // computed once per target and passed in as cv (NaN when not asked for) and
 // forms.
-func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []string) lawEvaluation {
+//
+// tests is the number of laws tested for the target (the chosen law and its
+// alternatives, at most 1+maxAlternatives = 3, so the permutation floor of
+// 0.01 stays below Alpha/tests); their controls are corrected for it
+// (controls.Bonferroni): several laws are several chances to pass by luck.
+func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []string, tests int) lawEvaluation {
 	d := r.data
 	ev := lawEvaluation{controls: map[string]controls.Result{}}
 	ev.rSquared = controls.RSquared(y, m.predict(d.X))
@@ -94,6 +99,7 @@ func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []strin
 		ev.cv = ev.heldOut
 	}
 	ev.controls = r.lawControls(m, Xh, yh)
+	controls.Bonferroni(ev.controls, tests)
 	if !(ev.heldOut > 0) {
 		// A law that predicts unseen rows worse than their mean has shown no skill for a
 		// control to confirm, whatever the permutations say: on data with no law, a

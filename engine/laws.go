@@ -42,7 +42,7 @@ func (r *runner) laws(ctx context.Context, search lawSearch) error {
 			return err
 		}
 		for i, m := range f.models {
-			idx := r.addClaim(r.lawClaim(f.target, m, r.evaluateLaw(m, f.y, cv, forms)))
+			idx := r.addClaim(r.lawClaim(f.target, m, r.evaluateLaw(m, f.y, cv, forms, len(f.models))))
 			if i > 0 {
 				r.result.Summary.Alternatives = append(r.result.Summary.Alternatives, idx)
 			}

@@ -152,3 +152,21 @@ func TestScore(t *testing.T) {
 		t.Fatalf("Parsimony(1)=%v", got)
 	}
 }
+
+// Bonferroni keeps a p-value at the floor (0.01) passing for up to five laws and fails
+// one at 0.03 once three laws share the run; a failed control never passes.
+func TestBonferroni(t *testing.T) {
+	results := map[string]Result{"floor": {true, 0.01}, "mid": {true, 0.03}, "failed": {false, 0.01}}
+	Bonferroni(results, 1)
+	if !results["floor"].Passed || !results["mid"].Passed || results["failed"].Passed {
+		t.Fatalf("one test: %+v", results)
+	}
+	Bonferroni(results, 3)
+	if !results["floor"].Passed || results["mid"].Passed || results["failed"].Passed {
+		t.Fatalf("three tests: %+v", results)
+	}
+	Bonferroni(results, 5)
+	if !results["floor"].Passed {
+		t.Fatalf("five tests: %+v", results)
+	}
+}

@@ -10,6 +10,10 @@
 //
 // with N = Permutations (99), so the smallest attainable p-value is 0.01.
 // A control passes when p <= Alpha (0.05): the real data must beat the null.
+// When a run tests several laws for a target (a chosen law and its
+// alternatives), each passes at Alpha divided by their number (Bonferroni),
+// so that the chance of any of them passing on data without a relationship
+// stays at Alpha.
 // The statistic is always computed on rows the claim's model was not fitted
 // on (the engine's held-out split) so the model's own selection on the data
 // does not leak into the test; that is what keeps the controls calibrated on

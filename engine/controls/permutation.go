@@ -32,6 +32,19 @@ func PValue(observed float64, null []float64) float64 {
 	return float64(1+count) / float64(1+len(null))
 }
 
+// Bonferroni re-decides results for a family of tests claims tested in one run:
+// each passes at Alpha/tests, so the chance that any claim of a run passes
+// on data without a relationship stays at Alpha, not tests·Alpha.
+func Bonferroni(results map[string]Result, tests int) {
+	if tests < 1 {
+		tests = 1
+	}
+	for name, r := range results {
+		r.Passed = r.Passed && r.PValue <= Alpha/float64(tests)
+		results[name] = r
+	}
+}
+
 // decide turns a p-value into a Result.
 func decide(p float64) Result {
 	return Result{Passed: p <= Alpha, PValue: p}
