@@ -122,4 +122,13 @@
 // Searches get 70 % of Spec.TimeLimit; when it expires they return their
 // best model so far, the rest of the pipeline runs on it and
 // Summary.TimedOut is set.
+//
+// # Epochs
+//
+// Parameters.Epochs is the surrogate's training epochs in neural and
+// neuro-symbolic mode, and the main search's generations in symbolic mode
+// (default 60). A symbolic search with more generations than fit in the time
+// limit runs until 3/4 of the search time (the refits share the rest), or
+// stops earlier once an exact model stops getting simpler; on noisy data
+// nothing counts as exact, so it uses its whole budget.
 package engine
