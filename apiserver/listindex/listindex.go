@@ -408,28 +408,9 @@ func sameParts(a, b []partKey) bool {
 	return true
 }
 
-// compare orders keys like pagination's compare: numbers before strings, then by value.
-func compare(a, b pagination.Key) int {
-	switch {
-	case a.Num && !b.Num:
-		return -1
-	case !a.Num && b.Num:
-		return 1
-	case a.Num:
-		switch {
-		case a.N < b.N:
-			return -1
-		case a.N > b.N:
-			return 1
-		}
-		return 0
-	}
-	return strings.Compare(a.S, b.S)
-}
-
 // cmpAt orders entries by (keys[slot], id).
 func cmpAt(slot int, a, b *entry) int {
-	if c := compare(a.keys[slot], b.keys[slot]); c != 0 {
+	if c := pagination.Compare(a.keys[slot], b.keys[slot]); c != 0 {
 		return c
 	}
 	return strings.Compare(a.id, b.id)

@@ -53,8 +53,9 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z"
 // Time returns a key that orders by t.
 func Time(t time.Time) Key { return Key{S: t.UTC().Format(timeLayout)} }
 
-// compare orders keys: numbers before strings, then by value.
-func compare(a, b Key) int {
+// Compare orders keys: numbers before strings, then by value. Indexes that must page
+// exactly like Paginate (apiserver/listindex) order by it too.
+func Compare(a, b Key) int {
 	switch {
 	case a.Num && !b.Num:
 		return -1
@@ -209,7 +210,7 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 	}
 	// before reports whether item a comes before item b in the requested order.
 	before := func(a, b int) bool {
-		c := compare(keys[a], keys[b])
+		c := Compare(keys[a], keys[b])
 		if c == 0 {
 			c = strings.Compare(ids[a], ids[b])
 		}
@@ -223,7 +224,7 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 		if after == nil {
 			return true
 		}
-		c := compare(keys[i], after.Key)
+		c := Compare(keys[i], after.Key)
 		if c == 0 {
 			c = strings.Compare(ids[i], after.ID)
 		}
