@@ -22,6 +22,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/internal/runspec"
 )
 
 type RunParameters struct {
@@ -215,7 +216,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	if bg := in.Body.Governance; bg != nil {
 		gov = discov1.RunGovernance{NegativeControls: bg.NegativeControls, EvidenceThreshold: bg.EvidenceThreshold}
 	}
-	spec := engineSpec(mode, params, gov)
+	spec := runspec.Engine(discov1.RunSpec{Mode: discov1.Mode(mode), Parameters: params, Governance: gov}, 0)
 	if e := checkRunSpec(spec, ds.Status.Variables); e != nil {
 		return nil, e
 	}

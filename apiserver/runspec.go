@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 
-	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/engine"
 )
@@ -13,32 +12,6 @@ import (
 // and engine.EstimateComputeUnits), so the facade refuses exactly what the engine would
 // refuse without reading the data, and budgets use the engine's own estimate. The
 // engine's data_validation stage checks everything again, with the data.
-
-// engineSpec is the run as the engine sees it (the same translation the executor makes).
-func engineSpec(mode string, p discov1.RunParameters, g discov1.RunGovernance) engine.Spec {
-	spec := engine.Spec{
-		Mode:    mode,
-		Targets: p.TargetVariables,
-		Parameters: engine.Parameters{
-			TargetVariables: p.TargetVariables,
-			Constraints:     p.Constraints,
-			SymbolicPrior:   p.SymbolicPrior,
-			NeuralBackbone:  p.NeuralBackbone,
-			CrossValidate:   p.CrossValidate,
-		},
-		NegativeControls: g.NegativeControls,
-	}
-	if p.MaxComplexity != nil {
-		spec.Parameters.MaxComplexity = int(*p.MaxComplexity)
-	}
-	if p.Epochs != nil {
-		spec.Parameters.Epochs = int(*p.Epochs)
-	}
-	if g.EvidenceThreshold != nil {
-		spec.EvidenceThreshold = *g.EvidenceThreshold
-	}
-	return spec
-}
 
 // specFields maps the engine's field names to where they are in a submission.
 var specFields = map[string]string{

@@ -22,6 +22,7 @@ import (
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/runspec"
 )
 
 // Run condition types set by execution.
@@ -60,35 +61,6 @@ func (e *Execution) now() time.Time {
 		return e.Now()
 	}
 	return time.Now()
-}
-
-// EngineSpec translates a Run's spec into the engine's.
-func EngineSpec(run *discov1.Run, timeLimit time.Duration) engine.Spec {
-	p := run.Spec.Parameters
-	spec := engine.Spec{
-		Mode:    string(run.Spec.Mode),
-		Targets: p.TargetVariables,
-		Parameters: engine.Parameters{
-			TargetVariables: p.TargetVariables,
-			Constraints:     p.Constraints,
-			SymbolicPrior:   p.SymbolicPrior,
-			NeuralBackbone:  p.NeuralBackbone,
-			CrossValidate:   p.CrossValidate,
-		},
-		NegativeControls: run.Spec.Governance.NegativeControls,
-		Seed:             run.Spec.Seed,
-		TimeLimit:        timeLimit,
-	}
-	if p.MaxComplexity != nil {
-		spec.Parameters.MaxComplexity = int(*p.MaxComplexity)
-	}
-	if p.Epochs != nil {
-		spec.Parameters.Epochs = int(*p.Epochs)
-	}
-	if t := run.Spec.Governance.EvidenceThreshold; t != nil {
-		spec.EvidenceThreshold = *t
-	}
-	return spec
 }
 
 // Execute loads the run's dataset, runs the engine while reporting stage progress into the
@@ -170,7 +142,7 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	if err != nil {
 		return nil, fmt.Errorf("load dataset %s: %w", run.Spec.DatasetID, err)
 	}
-	spec := EngineSpec(run, e.timeLimit())
+	spec := runspec.Engine(run.Spec, e.timeLimit())
 	if err := spec.Validate(frame); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,39 @@
+// Package runspec translates a Run's spec into the engine's, once for both places that
+// need it: the facade validates and prices a submission with it, and the executor runs it.
+package runspec
+
+import (
+	"time"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/engine"
+)
+
+// Engine is the engine spec of a Run spec, with the given time limit (0 for none).
+func Engine(rs discov1.RunSpec, timeLimit time.Duration) engine.Spec {
+	p, g := rs.Parameters, rs.Governance
+	spec := engine.Spec{
+		Mode:    string(rs.Mode),
+		Targets: p.TargetVariables,
+		Parameters: engine.Parameters{
+			TargetVariables: p.TargetVariables,
+			Constraints:     p.Constraints,
+			SymbolicPrior:   p.SymbolicPrior,
+			NeuralBackbone:  p.NeuralBackbone,
+			CrossValidate:   p.CrossValidate,
+		},
+		NegativeControls: g.NegativeControls,
+		Seed:             rs.Seed,
+		TimeLimit:        timeLimit,
+	}
+	if p.MaxComplexity != nil {
+		spec.Parameters.MaxComplexity = int(*p.MaxComplexity)
+	}
+	if p.Epochs != nil {
+		spec.Parameters.Epochs = int(*p.Epochs)
+	}
+	if g.EvidenceThreshold != nil {
+		spec.EvidenceThreshold = *g.EvidenceThreshold
+	}
+	return spec
+}
