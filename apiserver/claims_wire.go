@@ -42,13 +42,17 @@ type rawJSON struct {
 
 // jsonOutput writes one encoded object and a newline, as huma's JSON format does.
 func jsonOutput(object []byte) *rawJSON {
-	return &rawJSON{Body: func(ctx huma.Context) {
-		ctx.SetHeader("Content-Type", "application/json")
-		ctx.SetStatus(http.StatusOK)
-		w := ctx.BodyWriter()
-		_, _ = w.Write(object)
-		_, _ = w.Write([]byte("\n"))
-	}}
+	return &rawJSON{Body: func(ctx huma.Context) { writeRawJSON(ctx, object, []byte("\n")) }}
+}
+
+// writeRawJSON answers 200 with a JSON body made of parts.
+func writeRawJSON(ctx huma.Context, parts ...[]byte) {
+	ctx.SetHeader("Content-Type", "application/json")
+	ctx.SetStatus(http.StatusOK)
+	w := ctx.BodyWriter()
+	for _, p := range parts {
+		_, _ = w.Write(p)
+	}
 }
 
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -76,9 +80,7 @@ func claimPageOutput(page pagination.Page[*discov1.Claim], wire func(*discov1.Cl
 		buf.WriteString(`,"total_count":`)
 		buf.WriteString(strconv.Itoa(page.Total))
 		buf.WriteString("}\n")
-		ctx.SetHeader("Content-Type", "application/json")
-		ctx.SetStatus(http.StatusOK)
-		_, _ = ctx.BodyWriter().Write(buf.Bytes())
+		writeRawJSON(ctx, buf.Bytes())
 		if buf.Cap() <= 1<<20 {
 			pageBuffers.Put(buf)
 		}
