@@ -100,10 +100,20 @@ func (s *Server) registerAPIKeys() {
 	}, auth.APIKeysWrite, s.revokeAPIKey)
 }
 
-func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*struct {
+// newAPIKeyOutput answers a created or rolled key: its location and, once, its secret.
+type newAPIKeyOutput struct {
 	Location string `header:"Location"`
 	Body     APIKey
-}, error) {
+}
+
+// newAPIKey is the answer for key k whose secret is plain.
+func (s *Server) newAPIKey(k store.APIKey, plain string) *newAPIKeyOutput {
+	out := s.apiKeyOf(k)
+	out.Key = plain
+	return &newAPIKeyOutput{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}
+}
+
+func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*newAPIKeyOutput, error) {
 	p, t := who(ctx)
 	scopes := in.Body.Scopes
 	if len(scopes) == 0 {
@@ -137,12 +147,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 	if err != nil {
 		return nil, internalError(err)
 	}
-	out := s.apiKeyOf(k)
-	out.Key = plain
-	return &struct {
-		Location string `header:"Location"`
-		Body     APIKey
-	}{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}, nil
+	return s.newAPIKey(k, plain), nil
 }
 
 // visibleKey reports whether the caller may manage k: a key restricted to projects only
@@ -230,10 +235,7 @@ func (s *Server) rollAPIKey(ctx context.Context, in *struct {
 	Body *struct {
 		GracePeriodSeconds *int `json:"grace_period_seconds,omitempty" minimum:"0" maximum:"604800" doc:"How long the old key keeps working; default 86400."`
 	}
-}) (*struct {
-	Location string `header:"Location"`
-	Body     APIKey
-}, error) {
+}) (*newAPIKeyOutput, error) {
 	p, t := who(ctx)
 	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
 		return nil, err
@@ -250,12 +252,7 @@ func (s *Server) rollAPIKey(ctx context.Context, in *struct {
 		return nil, internalError(err)
 	}
 	s.keys.forget(in.KeyID)
-	out := s.apiKeyOf(k)
-	out.Key = plain
-	return &struct {
-		Location string `header:"Location"`
-		Body     APIKey
-	}{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}, nil
+	return s.newAPIKey(k, plain), nil
 }
 
 func (s *Server) revokeAPIKey(ctx context.Context, in *APIKeyPath) (*struct{}, error) {
