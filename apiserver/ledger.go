@@ -88,7 +88,12 @@ func ledgerError(err error, id string) error {
 	return internalError(err)
 }
 
-func (s *Server) ledgerOr501() error {
+// projectLedger is every ledger operation's precondition: the project is reachable (else
+// 404) and this facade has a ledger (else 501).
+func (s *Server) projectLedger(ctx context.Context, projectID string) error {
+	if _, err := s.project(ctx, projectID); err != nil {
+		return err
+	}
 	if s.opts.Ledger == nil {
 		return apierror.NotImplemented("the Evidence Ledger")
 	}
@@ -104,10 +109,7 @@ type listLedgerInput struct {
 
 func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutput[LedgerEntry], error) {
 	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	if err := s.ledgerOr501(); err != nil {
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	// The ledger pages by tree index in SQL; the cursor carries the last index, signed
@@ -173,10 +175,7 @@ type LedgerEntryPath struct {
 
 func (s *Server) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
 	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	if err := s.ledgerOr501(); err != nil {
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	if !ids.Valid(ids.Ledger, in.EntryID) {
@@ -202,10 +201,7 @@ type LedgerVerification struct {
 
 func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Body LedgerVerification }, error) {
 	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	if err := s.ledgerOr501(); err != nil {
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	v, err := s.opts.Ledger.Verify(ctx, t.ID, in.ProjectID)
@@ -230,10 +226,7 @@ func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Bo
 
 func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
 	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	if err := s.ledgerOr501(); err != nil {
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	if !ids.Valid(ids.Ledger, in.EntryID) {
@@ -254,10 +247,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
 }) (*struct{ Body ledger.ConsistencyProof }, error) {
 	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	if err := s.ledgerOr501(); err != nil {
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	n, err := s.opts.Ledger.Count(ctx, t.ID, in.ProjectID, "")
