@@ -50,6 +50,20 @@ func TestClaimsAndGovernance(t *testing.T) {
 	noControls := makeClaim(t, pid, cid, rid, discov1.ClaimCausal, 0.95, false)
 	other := makeClaim(t, pid, cid, ids.New(ids.Run), discov1.ClaimCausal, 0.95, true)
 
+	// The cache keeps claims without their managed fields (index.CacheOptions); the API
+	// server has them.
+	var cached, stored discov1.Claim
+	name := client.ObjectKey{Namespace: nsA(), Name: ids.ToName(good)}
+	if err := env.client.Get(context.Background(), name, &cached); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.direct.Get(context.Background(), name, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if len(cached.ManagedFields) != 0 || len(stored.ManagedFields) == 0 {
+		t.Fatalf("managed fields: %d cached, %d stored", len(cached.ManagedFields), len(stored.ManagedFields))
+	}
+
 	c := call(t, "GET", "/v1/projects/"+pid+"/claims/"+good, key, nil).expect(t, 200)
 	for _, k := range []string{"id", "type", "tier", "summary", "score", "scope", "evidence", "ledger_entry_id", "run_id", "created_at", "expression"} {
 		if _, ok := c.JSON[k]; !ok {

@@ -63,8 +63,8 @@ func Register(ctx context.Context, indexer client.FieldIndexer) error {
 
 // CacheOptions is the cache configuration every manager shares (disco manager, disco dev,
 // disco apiserver, the API benchmark). Claims are cached without their managed fields: a
-// claim is the most numerous object (100,000s per tenant), its managed fields were about a
-// third of its cached size and of every deep copy, and nothing reads them (the facade's
+// claim is the most numerous object (100,000s per tenant), its managed fields are heap that
+// every GC cycle scans and every deep copy copies, and nothing reads them (the facade's
 // updated_at looks at managed fields of projects only). An update without managed fields
 // keeps the server's, so writes through the cache's objects are unaffected.
 func CacheOptions() cache.Options {
