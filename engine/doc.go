@@ -129,6 +129,8 @@
 // neuro-symbolic mode, and the main search's generations in symbolic mode
 // (default 60). A symbolic search with more generations than fit in the time
 // limit runs until 3/4 of the search time (the refits share the rest), or
-// stops earlier once an exact model stops getting simpler; on noisy data
-// nothing counts as exact, so it uses its whole budget.
+// stops earlier: once an exact model stops getting simpler or, on noisy
+// data, once the chosen law has stopped changing and its residuals look
+// like noise (the symbolic package's "settle" rule). Summary.Searches says,
+// per target, how many generations ran and which of these ended the search.
 package engine

@@ -94,6 +94,17 @@ type Evidence struct {
 	NegativeControls       map[string]controls.Result `json:"negative_controls"`
 }
 
+// SearchReport is how one symbolic search ended. Stop is one of
+// symbolic.StopReason's values: "exact" (an exact law stopped getting
+// simpler), "settled" (noisy data: the chosen law stopped changing and
+// leaves only noise), "time_limit", "generations" (the run's epochs ran
+// out) or "trivial" (a constant target).
+type SearchReport struct {
+	Target      string `json:"target"`
+	Generations int    `json:"generations"`
+	Stop        string `json:"stop"`
+}
+
 // Summary describes the run as a whole.
 type Summary struct {
 	Mode    string   `json:"mode"`
@@ -114,12 +125,15 @@ type Summary struct {
 	NegativeControlsPassed bool `json:"negative_controls_passed"`
 	// ClaimsAboveThreshold counts claims scoring at least the spec's
 	// evidence threshold.
-	ClaimsAboveThreshold int           `json:"claims_above_threshold"`
-	ComputeUnits         int           `json:"compute_units"`
-	TimedOut             bool          `json:"timed_out"`
-	DurationMS           int64         `json:"duration_ms"`
-	Stages               []StageTiming `json:"stages"`
-	Seed                 int64         `json:"seed"`
+	ClaimsAboveThreshold int  `json:"claims_above_threshold"`
+	ComputeUnits         int  `json:"compute_units"`
+	TimedOut             bool `json:"timed_out"`
+	// Searches reports, per target of a symbolic run, how long the main
+	// search ran and why it stopped.
+	Searches   []SearchReport `json:"searches,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+	Stages     []StageTiming  `json:"stages"`
+	Seed       int64          `json:"seed"`
 }
 
 // StageTiming records how one pipeline stage went.

@@ -94,6 +94,8 @@ func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*
 	if res == nil || res.Best == nil {
 		return nil, nil, nil, fmt.Errorf("symbolic regression returned no model")
 	}
+	r.result.Summary.Searches = append(r.result.Summary.Searches,
+		SearchReport{Target: target, Generations: res.Generations, Stop: string(res.Stop)})
 	chosen := fromSymbolic(res.Best, r.data.X)
 	var alts []*lawModel
 	for _, m := range paretoNeighbours(res.Front, res.Best) {

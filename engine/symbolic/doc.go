@@ -66,6 +66,19 @@
 // knee of the front and, with noisy data, the true law over models that fit
 // the noise.
 //
+// # Stopping
+//
+// A search ends at the first of: its generation budget, its time limit (or
+// context), the exact rule, or the settle rule; Result.Stop says which.
+// The exact rule stops three epochs after the simplest exact model last got
+// simpler. The settle rule is for noisy data, where nothing is exact: it
+// stops once the model selection would pick from the running front has not
+// changed for max(10, epochs it took to appear) epochs and that model's
+// residuals look like noise: mean((r_i − r_nn(i))²)/(2·var r) ≥ 0.8 over
+// nearest-neighbour pairs of rows, a ratio near 1 for noise and near 0 when
+// a smooth, still explainable part is left (settle.go has the measurements
+// behind the thresholds).
+//
 // Expressions print in infix with ^ for powers and explicit *, for example
 // "0.0795775*q1*q2/epsilon*r^(-2)", and parse with sympy's parse_expr
 // (convert_xor) or sympify.

@@ -66,7 +66,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	p := &problem{cols: X, y: y, varY: varY, names: names, g: g, s: s, expired: expired}
 	if varY == 0 {
 		m := constantModel(y[0], 0, varY)
-		return &Result{Best: m, Front: []*Model{m}}, nil
+		return &Result{Best: m, Front: []*Model{m}, Stop: StopTrivial}, nil
 	}
 	p.setSearchRows(s.seed)
 
@@ -99,7 +99,14 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	var global paretoFront
 	coord := rand.New(rand.NewPCG(uint64(s.seed), 0xC0FFEE))
 	exactSize, stall := -1, 0
-	for done := 0; done < s.generations && !expired(); {
+	settle := &settleRule{p: p}
+	stop := StopGenerations
+	done := 0
+	for epochs := 1; done < s.generations; epochs++ {
+		if expired() {
+			stop = StopTimeLimit
+			break
+		}
 		epoch := min(s.migrationInterval, s.generations-done)
 		finished := make(chan struct{})
 		go func() {
@@ -136,7 +143,8 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		progress.report(frac)
 
 		// Once an exact model exists, keep going only while the simplest
-		// exact model is still getting simpler.
+		// exact model is still getting simpler; without one, until the
+		// choice settles on a law that leaves only noise (settle.go).
 		if sz := simplestExact(&global, p.searchVarY); sz >= 0 {
 			if sz == exactSize {
 				stall++
@@ -144,11 +152,20 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 				exactSize, stall = sz, 0
 			}
 			if stall >= s.exactStallEpochs {
+				stop = StopExact
 				break
 			}
+		} else if settle.settled(global.members(), epochs) {
+			stop = StopSettled
+			break
 		}
 	}
-	return finalize(p, &global, islands), nil
+	if stop == StopGenerations && expired() {
+		stop = StopTimeLimit
+	}
+	res := finalize(p, &global, islands)
+	res.Generations, res.Stop = done, stop
+	return res, nil
 }
 
 func validate(X [][]float64, y []float64, names []string) ([]string, error) {

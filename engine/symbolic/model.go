@@ -33,4 +33,18 @@ func (m *Model) Predict(X [][]float64) []float64 {
 type Result struct {
 	Best  *Model   // the model chosen from Front by the selection score
 	Front []*Model // Pareto front of MSE against complexity, complexity ascending
+
+	Generations int        // generations the search ran (a time limit may cut the last epoch short)
+	Stop        StopReason // why it stopped
 }
+
+// StopReason says why a search ended.
+type StopReason string
+
+const (
+	StopGenerations StopReason = "generations" // the generation budget ran out
+	StopTimeLimit   StopReason = "time_limit"  // the time limit or the context ended it
+	StopExact       StopReason = "exact"       // an exact model stopped getting simpler
+	StopSettled     StopReason = "settled"     // noisy data: the choice settled on a law whose residuals look like noise
+	StopTrivial     StopReason = "trivial"     // y is constant; there was nothing to search
+)

@@ -43,30 +43,40 @@ func paretoModels(ms []*Model) []*Model {
 // lowest wins: a model must buy its extra complexity with a large relative
 // drop in error.
 func selectModel(front []*Model, varY float64) *Model {
-	if len(front) == 0 {
+	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].MSE, front[i].Complexity }, varY)
+	if i < 0 {
 		return nil
 	}
-	for _, m := range front {
-		if m.MSE <= exactNMSE*varY {
-			return m
+	return front[i]
+}
+
+// pickOnFront is selectModel's rule over any front of n members,
+// complexity ascending, whose member i has the given loss and complexity.
+// It returns the chosen index, or −1 for an empty front. The search uses it
+// on its running front to see whether its choice has settled.
+func pickOnFront(n int, member func(i int) (loss float64, complexity int), varY float64) int {
+	if n == 0 {
+		return -1
+	}
+	for i := range n {
+		if loss, _ := member(i); loss <= exactNMSE*varY {
+			return i
 		}
 	}
-	minLoss := front[len(front)-1].MSE
+	minLoss, _ := member(n - 1)
 	floor := math.Max(minLoss, 1e-300)
 	prevLoss, prevC := math.Max(varY, floor), 1
-	var best *Model
+	best := n - 1
 	bestScore := math.Inf(-1)
-	for _, m := range front {
-		loss := math.Max(m.MSE, 1e-300)
-		dc := max(m.Complexity-prevC, 1)
+	for i := range n {
+		mse, c := member(i)
+		loss := math.Max(mse, 1e-300)
+		dc := max(c-prevC, 1)
 		score := -(math.Log(loss) - math.Log(prevLoss)) / float64(dc)
-		if m.MSE <= 1.5*minLoss && score > bestScore {
-			best, bestScore = m, score
+		if mse <= 1.5*minLoss && score > bestScore {
+			best, bestScore = i, score
 		}
-		prevLoss, prevC = loss, m.Complexity
-	}
-	if best == nil {
-		best = front[len(front)-1]
+		prevLoss, prevC = loss, c
 	}
 	return best
 }

@@ -5,7 +5,8 @@
 #   BENCH_N            Feynman equations, spread over the table (0 = all 50; default 0)
 #   BENCH_EQUATIONS    comma-separated equation names instead of BENCH_N
 #   BENCH_TIME_LIMIT   seconds per equation and noise level, for ours and each peer (default 60)
-#   BENCH_PEER_TIME_LIMIT  seconds per case for each peer instead (default BENCH_TIME_LIMIT); the
+#   BENCH_PEER_TIME_LIMIT  seconds per case for each peer instead (default BENCH_TIME_LIMIT), or
+#                      "match": each case gets the wall time the engine took on it; the
 #                      report prints every method's mean wall time next to the rates
 #   BENCH_CALIB_SEEDS  calibration seeds (default 20)
 #   BENCH_PARTS        what the engine runs (default feynman,sem,sachs,conservation,calibration)
@@ -67,8 +68,14 @@ log "engine (time limit ${T}s per Feynman case)"
 
 PEERARG=()
 if [ -n "$PY" ] && [ -n "$PEERS" ] && [[ ",$PARTS," == *,feynman,* ]]; then
-  log "symbolic-regression peers: $PEERS (${TP}s each)"
-  "$PY" test/bench/peers/sr_peers.py --cases "$CASES" --out "$OUT/peers_sr.json" --time-limit "$TP" --peers "$PEERS" \
+  TIMEARG=(--time-limit "$TP")
+  if [ "$TP" = match ]; then
+    log "symbolic-regression peers: $PEERS (each case: the engine's wall time on it)"
+    TIMEARG=(--match-wall "$OUT/ours.json")
+  else
+    log "symbolic-regression peers: $PEERS (${TP}s each)"
+  fi
+  "$PY" test/bench/peers/sr_peers.py --cases "$CASES" --out "$OUT/peers_sr.json" "${TIMEARG[@]}" --peers "$PEERS" \
     && PEERARG=(--peers "$OUT/peers_sr.json")
 fi
 

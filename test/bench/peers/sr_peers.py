@@ -10,6 +10,10 @@ on the same CSV as the engine, and writes a JSON list of
 {name, noise, peer, expression, wall_s, error}. Expressions use the data's
 column names, infix with ^, so the checker parses them like the engine's.
 A peer that cannot be imported is reported once and skipped.
+
+With --match-wall OURS.json each case gets the wall time the engine took on
+that same case (equation and noise level) instead of one fixed limit, which
+is the fairest reading of "at equal wall time" when the engine stops early.
 """
 import argparse, json, os, sys, time
 
@@ -82,7 +86,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2, help="pyoperon threads (the engine may use all cores too)")
     ap.add_argument("--peers", default="pyoperon,gplearn")
+    ap.add_argument("--match-wall", metavar="OURS_JSON",
+                    help="give each case the engine's wall time on it (enginebench run output)")
     a = ap.parse_args()
+    ours_wall = {}
+    if a.match_wall:
+        for r in json.load(open(a.match_wall)).get("feynman", []):
+            ours_wall[(r["name"], r["noise"])] = float(r["wall_s"])
     m = json.load(open(os.path.join(a.cases, "manifest.json")))
     peers = []
     for p in a.peers.split(","):
@@ -98,14 +108,20 @@ def main():
             names = [n for n in df.columns if n != "y"]
             X = np.array(df[names].to_numpy(dtype=np.float64), order="C", copy=True)  # pyoperon needs writeable arrays
             y = np.array(df["y"].to_numpy(dtype=np.float64), order="C", copy=True)
+            limit = a.time_limit
+            if a.match_wall:
+                if (c["name"], noise) not in ours_wall:
+                    print(f"sr_peers: {c['name']} noise {noise} is not in {a.match_wall}; skipped", file=sys.stderr)
+                    continue
+                limit = max(1.0, ours_wall[(c["name"], noise)])
             for p in peers:
-                rec = {"name": c["name"], "noise": noise, "peer": p, "time_limit_s": a.time_limit}
+                rec = {"name": c["name"], "noise": noise, "peer": p, "time_limit_s": limit}
                 t0 = time.perf_counter()
                 try:
                     if p == "pyoperon":
-                        rec["expression"] = run_operon(X, y, names, a.time_limit, a.seed, a.threads)
+                        rec["expression"] = run_operon(X, y, names, limit, a.seed, a.threads)
                     else:
-                        rec["expression"], rec["generations"] = run_gplearn(X, y, names, a.time_limit, a.seed)
+                        rec["expression"], rec["generations"] = run_gplearn(X, y, names, limit, a.seed)
                 except Exception as e:
                     rec["error"] = repr(e)
                 rec["wall_s"] = time.perf_counter() - t0

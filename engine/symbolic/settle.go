@@ -1,0 +1,143 @@
+package symbolic
+
+import (
+	"gonum.org/v1/gonum/spatial/kdtree"
+	"gonum.org/v1/gonum/stat"
+)
+
+// The settle rule ends a search on noisy data once further generations are
+// not going to change its answer. Exact data stop by the exact rule (see
+// Fit); on noisy data nothing is ever exact, and without this rule every
+// noisy search ran to its time limit while its answer had stopped changing
+// long before. Measured on per-epoch traces of the Feynman benchmark (60 s
+// runs; 13 noise-free cases the search did not solve quickly and 28 at
+// 1 % noise): the rule stopped every noisy search on the model it would
+// have chosen at the limit, after 7.7 s instead of 28 s on average, and
+// stopped none of the unsolved noise-free ones early.
+//
+// A search has settled when both hold:
+//
+//   - its choice has settled: the model selection would pick from the
+//     running front (same size, loss within settleLossTolerance) has not
+//     changed for settleMinEpochs epochs, nor for as many epochs as it took
+//     to appear, so a choice found late must survive as long as the search
+//     before it;
+//   - the chosen model's residuals look like noise: residuals of
+//     neighbouring rows (nearest neighbours in standardised input space)
+//     are no more alike than residuals of random rows. The statistic is
+//     the von Neumann-style ratio mean((r_i − r_nn(i))²) / (2·var(r)), near
+//     1 for noise and near 0 when the residual is a smooth function of the
+//     inputs, that is, when a better law is still there to be found. On
+//     noise-free data whose law had not yet been found it stayed below
+//     0.65 in every traced case, at 1 % noise the right law gave 0.9–1.1.
+const (
+	settleMinEpochs     = 10
+	settleLossTolerance = 0.01
+	settleWhiteness     = 0.8
+)
+
+// settleRule tracks the search's choice across epochs.
+type settleRule struct {
+	p         *problem
+	neighbour []int // nearest other search row of each search row; nil until needed
+
+	size      int     // complexity of the current choice
+	loss      float64 // its loss when it became the choice
+	since     int     // epoch at which it became the choice
+	hasChoice bool
+}
+
+// settled reports, after the given epoch (1-based), whether the search can
+// stop: see the rule above. front is the running Pareto front.
+func (r *settleRule) settled(front []individual, epoch int) bool {
+	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].loss, front[i].size }, r.p.searchVarY)
+	if i < 0 {
+		return false
+	}
+	c := &front[i]
+	if !r.hasChoice || c.size != r.size || c.loss < r.loss*(1-settleLossTolerance) {
+		r.size, r.loss, r.since, r.hasChoice = c.size, c.loss, epoch, true
+		return false
+	}
+	if epoch-r.since < max(settleMinEpochs, r.since) {
+		return false
+	}
+	return r.whiteness(c) >= settleWhiteness
+}
+
+// whiteness is the neighbour ratio of ind's residuals on the search rows.
+func (r *settleRule) whiteness(ind *individual) float64 {
+	if r.neighbour == nil {
+		r.neighbour = nearestNeighbours(r.p.searchCols, r.p.g.vars)
+	}
+	f := newEvaluator(r.p.searchCols, len(r.p.searchY)).eval(ind.t)
+	resid := make([]float64, len(f))
+	for k := range f {
+		resid[k] = r.p.searchY[k] - (ind.a + ind.b*f[k])
+	}
+	return neighbourRatio(resid, r.neighbour)
+}
+
+// neighbourRatio is mean((r_i − r_nb(i))²) / (2·var(r)); 0 for a constant
+// residual (nothing left to explain) is reported as 1.
+func neighbourRatio(resid []float64, neighbour []int) float64 {
+	v := stat.Variance(resid, nil)
+	if !(v > 0) || len(neighbour) != len(resid) {
+		return 1
+	}
+	var s float64
+	for k, j := range neighbour {
+		d := resid[k] - resid[j]
+		s += d * d
+	}
+	return s / float64(len(resid)) / (2 * v)
+}
+
+// nearestNeighbours returns, for each row, the nearest other row in the
+// columns vars, each standardised (a constant column is left out).
+func nearestNeighbours(cols [][]float64, vars []int) []int {
+	n := len(cols[vars[0]])
+	pts := make(kdtree.Points, n)
+	for k := range pts {
+		pts[k] = make(kdtree.Point, 0, len(vars))
+	}
+	for _, j := range vars {
+		mean, sd := stat.PopMeanStdDev(cols[j], nil)
+		if !(sd > 0) {
+			continue
+		}
+		for k := range pts {
+			pts[k] = append(pts[k], (cols[j][k]-mean)/sd)
+		}
+	}
+	out := make([]int, n)
+	if n < 2 || len(pts[0]) == 0 {
+		for k := range out {
+			out[k] = (k + 1) % n
+		}
+		return out
+	}
+	// The tree reorders pts; the points themselves are not copied, so
+	// their first element's address identifies the row.
+	row := make(map[*float64]int, n)
+	for k, pt := range pts {
+		row[&pt[0]] = k
+	}
+	query := make(kdtree.Points, n)
+	copy(query, pts)
+	tree := kdtree.New(pts, false)
+	for k, q := range query {
+		// The two nearest points: the row itself and its neighbour, or
+		// two rows at the same place, either of which will do.
+		keep := kdtree.NewNKeeper(2)
+		tree.NearestSet(keep, q)
+		out[k] = (k + 1) % n
+		for _, c := range keep.Heap {
+			if pt, ok := c.Comparable.(kdtree.Point); ok && len(pt) > 0 && row[&pt[0]] != k {
+				out[k] = row[&pt[0]]
+				break
+			}
+		}
+	}
+	return out
+}
