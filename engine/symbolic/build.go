@@ -101,9 +101,16 @@ func (b *termBuilder) times(acc, f tree, count int) tree {
 	return append(append(acc, f...), opNode(opMul))
 }
 
-// linearCombination returns Σ w_i·t_i as a tree, or false if + and * are
-// not both allowed. A single term needs neither: linear scaling supplies
-// its weight.
+// linearCombination returns Σ w_i·t_i as a tree, up to a positive factor,
+// or false if + and * are not both allowed.
+//
+// Every tree is scored with linear scaling (a + b·t), so only the ratios of
+// the weights matter. The combination is written relative to the largest
+// weight magnitude, and a term whose relative weight is ±1 carries no
+// constant. A law with equal weights, such as ½·m·(v² + u² + w²), then
+// fits a tight complexity bound, which it did not as 0.5·m·v² + 0.5·m·u²
+// + 0.5·m·w². The factor is positive so that a combination under a square
+// root or in a quotient keeps its sign. A single term needs no weight.
 func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) {
 	if len(terms) == 1 {
 		return terms[0].clone(), true
@@ -111,13 +118,33 @@ func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) 
 	if !b.has[opAdd] || !b.has[opMul] {
 		return nil, false
 	}
+	var scale float64
+	for _, v := range w {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return nil, false
+	}
+	// unit is how close a relative weight must be to ±1 to count as ±1:
+	// the least-squares weights of an exact support agree to about 1e-12.
+	const unit = 1e-9
 	var out tree
 	for i, t := range terms {
-		out = append(out, constNode(w[i]))
-		out = append(out, t...)
-		out = append(out, opNode(opMul))
+		r := w[i] / scale
+		op := opAdd
+		switch {
+		case math.Abs(r-1) <= unit:
+			out = append(out, t...)
+		case i > 0 && b.has[opSub] && math.Abs(r+1) <= unit:
+			out = append(out, t...)
+			op = opSub
+		default:
+			out = append(out, constNode(r))
+			out = append(out, t...)
+			out = append(out, opNode(opMul))
+		}
 		if i > 0 {
-			out = append(out, opNode(opAdd))
+			out = append(out, opNode(op))
 		}
 	}
 	return out, true

@@ -254,3 +254,24 @@ func TestTreeOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseSeedWithEqualWeightsFitsTightBound: ½·m·(v² + u² + w²) as a
+// sparse-regression seed is m·v² + m·u² + m·w² (linear scaling supplies
+// the ½), which fits a complexity bound of 20; written with its three
+// weights it did not, and the seed was dropped.
+func TestSparseSeedWithEqualWeightsFitsTightBound(t *testing.T) {
+	X := sample(newTestRand(4), 4, 400, 1, 5)
+	y := target(X, func(x []float64) float64 { return 0.5 * x[0] * (x[1]*x[1] + x[2]*x[2] + x[3]*x[3]) })
+	ops, _ := parseOperators(DefaultOperators)
+	s := resolve(Options{MaxComplexity: 20})
+	g := newGrammar(ops, s)
+	g.vars = []int{0, 1, 2, 3}
+	p := &problem{cols: X, y: y, g: g, s: s}
+	ev := newEvaluator(X, 400)
+	for _, seed := range sparseSeeds(p) {
+		if ind := evaluate(ev, y, seed); ind.loss < 1e-20 {
+			return
+		}
+	}
+	t.Fatal("no seed within complexity 20 reproduces the law")
+}

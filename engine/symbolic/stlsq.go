@@ -226,9 +226,10 @@ func (s *sparseRegression) stlsq(cand []int) []sparseModel {
 	return out
 }
 
-// tree turns a support into Σ w_j·term_j in the original units. The
-// weights come from an unregularised least-squares fit (QR) on the raw
-// terms plus an intercept, so an exact support gives an exact seed.
+// tree turns a support into Σ w_j·term_j in the original units, up to the
+// scale and offset that linear scaling supplies. The weights come from an
+// unregularised least-squares fit (QR) on the raw terms plus an intercept,
+// so an exact support gives an exact seed.
 func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, bool) {
 	n := len(y)
 	a := mat.NewDense(n, len(S)+1, nil)
