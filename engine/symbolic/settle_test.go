@@ -100,7 +100,8 @@ func TestSettleRule(t *testing.T) {
 
 // TestFitSettlesOnNoisyData: with a generation budget far beyond the data's
 // needs, a noisy search stops once its law has settled instead of running
-// to its time limit, and the law is the right one.
+// to its time limit, the law is the right one, and the stop is
+// deterministic.
 func TestFitSettlesOnNoisyData(t *testing.T) {
 	rng := newTestRand(13)
 	X := sample(rng, 2, 500, 1, 3)
@@ -119,6 +120,15 @@ func TestFitSettlesOnNoisyData(t *testing.T) {
 	}
 	if got := affineR2(res.Best.Predict(X), clean); got < 0.999999 {
 		t.Errorf("settled on %s (R² against the noise-free law %.7f)", res.Best.Expression, got)
+	}
+	// The rule counts epochs, not seconds, so the same seed settles at the
+	// same generation on the same law.
+	again, err := Fit(context.Background(), X, y, []string{"a", "b"}, Options{Generations: 1 << 30, TimeLimit: 5 * time.Minute, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Generations != res.Generations || again.Best.Expression != res.Best.Expression {
+		t.Errorf("same seed: %s after %d generations, then %s after %d", res.Best.Expression, res.Generations, again.Best.Expression, again.Generations)
 	}
 }
 
