@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/discolab/disco/engine/controls"
+	"github.com/discolab/disco/engine/symbolic"
 )
 
 // Claim types.
@@ -94,15 +95,11 @@ type Evidence struct {
 	NegativeControls       map[string]controls.Result `json:"negative_controls"`
 }
 
-// SearchReport is how one symbolic search ended. Stop is one of
-// symbolic.StopReason's values: "exact" (an exact law stopped getting
-// simpler), "settled" (noisy data: the chosen law stopped changing and
-// leaves only noise), "time_limit", "generations" (the run's epochs ran
-// out) or "trivial" (a constant target).
+// SearchReport is how one symbolic search ended.
 type SearchReport struct {
-	Target      string `json:"target"`
-	Generations int    `json:"generations"`
-	Stop        string `json:"stop"`
+	Target      string              `json:"target"`
+	Generations int                 `json:"generations"`
+	Stop        symbolic.StopReason `json:"stop"`
 }
 
 // Summary describes the run as a whole.

@@ -26,7 +26,7 @@ const (
 // symbolicOptions are the options of a symbolic fit at the given effort. In
 // symbolic mode the run's epochs are the main search's generations (default
 // symbolicGenerations); a search that many generations long stops at the time
-// limit, or earlier once an exact model stops getting simpler. Refits measure
+// limit, or earlier by the symbolic package's exact or settle rule. Refits measure
 // stability and cross-validated fit, not search for better laws: they run at
 // most symbolicGenerations scaled by their effort.
 func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
@@ -95,7 +95,7 @@ func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*
 		return nil, nil, nil, fmt.Errorf("symbolic regression returned no model")
 	}
 	r.result.Summary.Searches = append(r.result.Summary.Searches,
-		SearchReport{Target: target, Generations: res.Generations, Stop: string(res.Stop)})
+		SearchReport{Target: target, Generations: res.Generations, Stop: res.Stop})
 	chosen := fromSymbolic(res.Best, r.data.X)
 	var alts []*lawModel
 	for _, m := range paretoNeighbours(res.Front, res.Best) {

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/discolab/disco/engine/symbolic"
 )
 
 func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
@@ -53,6 +55,10 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 	}
 	if !res.Summary.NegativeControlsPassed || res.Summary.Rows != n {
 		t.Fatalf("summary %+v", res.Summary)
+	}
+	// The law is exact, so the search says it stopped by the exact rule.
+	if s := res.Summary.Searches; len(s) != 1 || s[0].Target != "y" || s[0].Stop != symbolic.StopExact || s[0].Generations <= 0 {
+		t.Fatalf("summary.searches %+v, want one exact stop for y", s)
 	}
 	kinds := map[string]bool{}
 	for _, a := range res.Artifacts {

@@ -43,10 +43,9 @@ type settleRule struct {
 	p         *problem
 	neighbour []int // nearest other search row of each search row; nil until needed
 
-	size      int     // complexity of the current choice
-	loss      float64 // its loss when it became the choice
-	since     int     // epoch at which it became the choice
-	hasChoice bool
+	size  int     // complexity of the current choice
+	loss  float64 // its loss when it became the choice
+	since int     // epoch at which it became the choice; 0 before the first
 }
 
 // settled reports, after the given epoch (1-based), whether the search can
@@ -57,8 +56,8 @@ func (r *settleRule) settled(front []individual, epoch int) bool {
 		return false
 	}
 	c := &front[i]
-	if !r.hasChoice || c.size != r.size || c.loss < r.loss*(1-settleLossTolerance) {
-		r.size, r.loss, r.since, r.hasChoice = c.size, c.loss, epoch, true
+	if r.since == 0 || c.size != r.size || c.loss < r.loss*(1-settleLossTolerance) {
+		r.size, r.loss, r.since = c.size, c.loss, epoch
 		return false
 	}
 	if epoch-r.since < max(settleMinEpochs, r.since) {
