@@ -145,7 +145,8 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		// Once an exact model exists, keep going only while the simplest
 		// exact model is still getting simpler; without one, until the
 		// choice settles on a law that leaves only noise (settle.go).
-		if sz := simplestExact(&global, p.searchVarY); sz >= 0 {
+		front := global.members()
+		if sz := simplestExact(front, p.searchVarY); sz >= 0 {
 			if sz == exactSize {
 				stall++
 			} else {
@@ -155,7 +156,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 				stop = StopExact
 				break
 			}
-		} else if settle.settled(global.members(), epochs) {
+		} else if settle.settled(front, epochs) {
 			stop = StopSettled
 			break
 		}
@@ -262,9 +263,9 @@ func migrate(islands []*island, global *paretoFront, rng *rand.Rand, k int) {
 }
 
 // simplestExact returns the complexity of the simplest exact member of the
-// front, or −1.
-func simplestExact(f *paretoFront, varY float64) int {
-	for _, m := range f.members() {
+// front (complexity ascending), or −1.
+func simplestExact(front []individual, varY float64) int {
+	for _, m := range front {
 		if m.loss <= exactNMSE*varY {
 			return m.size
 		}
