@@ -31,7 +31,7 @@ type RunParameters struct {
 	MaxComplexity   *int32   `json:"max_complexity,omitempty" minimum:"1" maximum:"200"`
 	SymbolicPrior   string   `json:"symbolic_prior,omitempty" maxLength:"64"`
 	NeuralBackbone  string   `json:"neural_backbone,omitempty" maxLength:"64"`
-	Epochs          *int32   `json:"epochs,omitempty" minimum:"1" maximum:"100000"`
+	Epochs          *int32   `json:"epochs,omitempty" minimum:"1" maximum:"100000" doc:"Symbolic mode: generations of the main search (default 1500; a search stops earlier once its law is exact or has settled). Neural and neuro-symbolic modes: surrogate training epochs (default 200)."`
 	CrossValidate   bool     `json:"cross_validate"`
 }
 

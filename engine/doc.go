@@ -127,10 +127,11 @@
 //
 // Parameters.Epochs is the surrogate's training epochs in neural and
 // neuro-symbolic mode, and the main search's generations in symbolic mode
-// (default 60). A symbolic search with more generations than fit in the time
-// limit runs until 3/4 of the search time (the refits share the rest), or
-// stops earlier: once an exact model stops getting simpler or, on noisy
-// data, once the chosen law has stopped changing and its residuals look
-// like noise (the symbolic package's "settle" rule). Summary.Searches says,
-// per target, how many generations ran and which of these ended the search.
+// (default 1,500; neuro-symbolic searches run 60). The default is a budget
+// that searches rarely use up: one stops once an exact model stops getting
+// simpler or, on noisy data, once the chosen law has stopped changing and
+// its residuals look like noise (the symbolic package's "settle" rule). A
+// search with more generations than fit in the time limit runs until 3/4 of
+// the search time, and the refits share the rest. Summary.Searches says, per
+// target, how many generations ran and which of these ended the search.
 package engine

@@ -10,10 +10,20 @@ import (
 	"github.com/discolab/disco/engine/symbolic"
 )
 
-// Search effort of the symbolic regression at effortFull; refits scale
-// Generations by their effort.
+// Search effort of the symbolic regression.
 const (
-	symbolicGenerations    = 60
+	// mainSearchGenerations is the main search's generation budget in
+	// symbolic mode when the run sets no epochs. It is a budget, not the
+	// usual length: the exact and settle rules end a search once its law is
+	// found, and in the Feynman benchmark every found law had stopped by
+	// generation 1,200 (test/bench/README.md, "Update 4"). A law not found
+	// costs 14–32 s of search at this budget on 2 cores; counting
+	// generations rather than seconds keeps the run deterministic for a seed.
+	mainSearchGenerations = 1500
+	// refitGenerations bounds refits (cross-validation, bootstrap), which
+	// measure a law rather than search for a better one, and the searches of
+	// the neuro-symbolic mode, whose epochs train the surrogate.
+	refitGenerations       = 60
 	symbolicPopulations    = 4
 	symbolicPopulationSize = 150
 	maxAlternatives        = 2
@@ -25,19 +35,21 @@ const (
 
 // symbolicOptions are the options of a symbolic fit at the given effort. In
 // symbolic mode the run's epochs are the main search's generations (default
-// symbolicGenerations); a search that many generations long stops at the time
-// limit, or earlier by the symbolic package's exact or settle rule. Refits measure
-// stability and cross-validated fit, not search for better laws: they run at
-// most symbolicGenerations scaled by their effort.
+// mainSearchGenerations); a search that many generations long stops at the
+// time limit, or earlier by the symbolic package's exact or settle rule.
+// Refits run at most refitGenerations scaled by their effort.
 func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
-	base := symbolicGenerations
-	if e := r.plan.spec.Parameters.Epochs; e > 0 && r.plan.spec.Mode == ModeSymbolic {
-		base = e
+	base := refitGenerations
+	if r.plan.spec.Mode == ModeSymbolic {
+		base = mainSearchGenerations
+		if e := r.plan.spec.Parameters.Epochs; e > 0 {
+			base = e
+		}
 	}
 	limit := r.remaining()
 	if effort < effortFull {
-		base = min(base, symbolicGenerations)
-	} else if base > symbolicGenerations && limit > 0 {
+		base = min(base, refitGenerations)
+	} else if base > refitGenerations && limit > 0 {
 		limit = time.Duration(float64(limit) * mainSearchShare)
 	}
 	gens := int(math.Max(5, math.Round(float64(base)*effort)))

@@ -100,12 +100,14 @@ func TestSymbolicOptionsHonourEpochs(t *testing.T) {
 		effort float64
 		want   int
 	}{
-		{ModeSymbolic, 0, effortFull, symbolicGenerations},
+		{ModeSymbolic, 0, effortFull, mainSearchGenerations},
+		{ModeSymbolic, 0, effortRefit, 18},
 		{ModeSymbolic, 500, effortFull, 500},
 		{ModeSymbolic, 10, effortFull, 10},
 		{ModeSymbolic, 500, effortRefit, 18},
 		{ModeSymbolic, 10, effortRefit, 5},
-		{ModeNeuroSymbolic, 500, effortFull, symbolicGenerations},
+		{ModeNeuroSymbolic, 500, effortFull, refitGenerations},
+		{ModeNeuroSymbolic, 0, effortFull, refitGenerations},
 	} {
 		if got := gens(c.mode, c.epochs, c.effort); got != c.want {
 			t.Errorf("%s epochs %d effort %v: %d generations, want %d", c.mode, c.epochs, c.effort, got, c.want)

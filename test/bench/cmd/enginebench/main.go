@@ -27,6 +27,7 @@ import (
 	"github.com/discolab/disco/engine/causal"
 	"github.com/discolab/disco/engine/conservation"
 	"github.com/discolab/disco/engine/data"
+	"github.com/discolab/disco/engine/symbolic"
 	"github.com/discolab/disco/test/bench"
 )
 
@@ -183,6 +184,10 @@ type feynmanResult struct {
 	TimedOut     bool     `json:"timed_out"`
 	WallSeconds  float64  `json:"wall_s"`
 	Error        string   `json:"error,omitempty"`
+	// Generations and Stop are the main search's length and why it ended;
+	// they show which cases a smaller generation budget would change.
+	Generations int                 `json:"generations,omitempty"`
+	Stop        symbolic.StopReason `json:"stop,omitempty"`
 }
 
 type graphScore struct {
@@ -417,6 +422,9 @@ func runFeynman(ctx context.Context, path string, seed int64, limit time.Duratio
 		return r
 	}
 	r.TimedOut = res.Summary.TimedOut
+	if len(res.Summary.Searches) > 0 {
+		r.Generations, r.Stop = res.Summary.Searches[0].Generations, res.Summary.Searches[0].Stop
+	}
 	alt := map[int]bool{}
 	for _, i := range res.Summary.Alternatives {
 		alt[i] = true
