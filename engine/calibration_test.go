@@ -22,6 +22,7 @@ func TestIndependentTargetFailsControls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("seed %d: searches %+v", seed, res.Summary.Searches)
 		for _, c := range res.Claims {
 			t.Logf("seed %d: %s score %.3f controls %+v", seed, c.Expression, c.Score, c.Evidence.NegativeControls)
 			if c.Evidence.NegativeControlsPassed {

@@ -125,6 +125,15 @@ func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) 
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, false
 	}
+	return b.weightedSum(terms, w, scale)
+}
+
+// weightedSum returns Σ (w_i/scale)·t_i as a tree, or false if + and * are
+// not both allowed. A relative weight of ±1 carries no constant.
+func (b *termBuilder) weightedSum(terms []tree, w []float64, scale float64) (tree, bool) {
+	if !b.has[opAdd] && len(terms) > 1 || !b.has[opMul] {
+		return nil, false
+	}
 	// unit is how close a relative weight must be to ±1 to count as ±1:
 	// the least-squares weights of an exact support agree to about 1e-12.
 	const unit = 1e-9

@@ -82,7 +82,10 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		if len(pl) > 0 {
 			mono = pl[0]
 		}
-		seeds = append(pl, sparseSeeds(p)...)
+		lib := buildLibrary(p)
+		sparse, sparseRSS := sparseSeeds(p, lib)
+		seeds = append(pl, exponentialSeeds(p, lib, sparseRSS)...)
+		seeds = append(seeds, sparse...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
 		p.expired = expired
 		if opts.TimeLimit > 0 {

@@ -145,7 +145,8 @@ func TestSparseRegression(t *testing.T) {
 	g.vars = []int{0, 1, 2}
 	p := &problem{cols: X, y: y, g: g}
 	ev := newEvaluator(X, 300)
-	for _, s := range sparseSeeds(p) {
+	seeds, _ := sparseSeeds(p, buildLibrary(p))
+	for _, s := range seeds {
 		if ind := evaluate(ev, y, s); ind.loss < 1e-20 {
 			return
 		}
@@ -166,6 +167,83 @@ func TestPowerLawSeeds(t *testing.T) {
 	}
 	if ind := evaluate(newEvaluator(X, 300), y, seeds[0]); ind.loss > 1e-20 {
 		t.Fatalf("seed %s has loss %g", format(toExpr(seeds[0]), []string{"a", "b", "c", "d"}), ind.loss)
+	}
+}
+
+// TestExponentialSeeds checks that a Gaussian in a scaled variable, which no
+// sparse combination of library terms fits, is seeded exactly from log space,
+// within the default complexity bound, and that a law without an exponential
+// factor gets no such seed.
+func TestExponentialSeeds(t *testing.T) {
+	X := sample(newTestRand(6), 2, 300, 1, 3)
+	ops, _ := parseOperators(DefaultOperators)
+	g := newGrammar(ops, resolve(Options{MaxComplexity: 20}))
+	g.vars = []int{0, 1}
+	names := []string{"sigma", "theta"}
+	seeds := func(f func(x []float64) float64) ([]tree, []float64, float64) {
+		y := target(X, f)
+		_, sd := meanSD(y)
+		p := &problem{cols: X, y: y, varY: sd * sd, g: g}
+		lib := buildLibrary(p)
+		_, floor := sparseSeeds(p, lib)
+		return exponentialSeeds(p, lib, floor), y, floor
+	}
+
+	gauss, y, floor := seeds(func(x []float64) float64 {
+		return math.Exp(-x[1]*x[1]/(2*x[0]*x[0])) / (math.Sqrt(2*math.Pi) * x[0])
+	})
+	if floor < 1e-6 {
+		t.Fatalf("the sparse pass already fits the Gaussian (residual %g); the test no longer needs log space", floor)
+	}
+	if len(gauss) == 0 {
+		t.Fatal("no exponential seed for a Gaussian")
+	}
+	if ind := evaluate(newEvaluator(X, 300), y, gauss[0]); ind.loss > 1e-20 {
+		t.Fatalf("seed %s has loss %g", format(toExpr(gauss[0]), names), ind.loss)
+	}
+
+	// log(σ² + θ) has a fair two-term series too, but the sparse pass fits
+	// the law itself exactly, so no exponential seed may compete with it.
+	if poly, _, _ := seeds(func(x []float64) float64 { return x[0]*x[0] + x[1] }); len(poly) != 0 {
+		t.Errorf("law without an exponential factor got seeds, first %s", format(toExpr(poly[0]), names))
+	}
+}
+
+// TestBestPairsFindsWhatForwardSelectionSteppedAround builds a target
+// whose best single term (z ≈ a + b) is not part of the exact pair {a, b}:
+// forward selection starts from z and never reaches the pair; trying every
+// pair does.
+func TestBestPairsFindsWhatForwardSelectionSteppedAround(t *testing.T) {
+	rng := newTestRand(7)
+	n := 200
+	a, b, c, z, y := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range y {
+		a[i], b[i], c[i] = rng.Float64(), rng.Float64(), rng.Float64()
+		y[i] = a[i] + b[i]
+		z[i] = y[i] + 0.3*(rng.Float64()-0.5) // the noise is no library term
+	}
+	lib := []libraryTerm{{col: z}, {col: a}, {col: b}, {col: c}}
+	s := newSparseRegression(lib, y)
+	cand := s.independent()
+	for _, m := range s.forward(cand, 1, 2) {
+		if len(m.support) == 2 && m.rss < 1e-6 {
+			t.Fatalf("forward selection found the pair (%v); the test no longer shows anything", m.support)
+		}
+	}
+	pairs := s.bestPairs(cand, 3)
+	if len(pairs) != 3 {
+		t.Fatalf("%d pairs, want 3", len(pairs))
+	}
+	if got := pairs[0].support; got[0] != 1 || got[1] != 2 || pairs[0].rss > 1e-6 {
+		t.Errorf("best pair %v (rss %g), want [1 2] with rss ≈ 0", got, pairs[0].rss)
+	}
+	for i, m := range pairs {
+		if i > 0 && m.rss < pairs[i-1].rss {
+			t.Errorf("pairs not ordered by residual: %v", pairs)
+		}
+		if _, want, _ := s.solve(m.support); math.Abs(m.rss-want) > 1e-12 {
+			t.Errorf("pair %v: closed-form residual %g, solve gives %g", m.support, m.rss, want)
+		}
 	}
 }
 
@@ -268,7 +346,8 @@ func TestSparseSeedWithEqualWeightsFitsTightBound(t *testing.T) {
 	g.vars = []int{0, 1, 2, 3}
 	p := &problem{cols: X, y: y, g: g, s: s}
 	ev := newEvaluator(X, 400)
-	for _, seed := range sparseSeeds(p) {
+	seeds, _ := sparseSeeds(p, buildLibrary(p))
+	for _, seed := range seeds {
 		if ind := evaluate(ev, y, seed); ind.loss < 1e-20 {
 			return
 		}

@@ -193,6 +193,37 @@ func (s *sparseRegression) backward(S []int) []sparseModel {
 	return out
 }
 
+// bestPairs tries every support of two candidates and returns the k with
+// the lowest residual, best first. Greedy forward selection misses a pair
+// whose first term is not the best single term (in log space, −log σ and
+// (θ/σ)² of a Gaussian); with a few hundred candidates trying all pairs is
+// still cheap: each is a 2×2 system on the shared Gram matrix, solved in
+// closed form as solve would (same ridge, same residual).
+func (s *sparseRegression) bestPairs(cand []int, k int) []sparseModel {
+	var out []sparseModel
+	for a, i := range cand {
+		gii, ci := s.gram.At(i, i)+ridge, s.corrY[i]
+		for _, j := range cand[a+1:] {
+			gjj, gij, cj := s.gram.At(j, j)+ridge, s.gram.At(i, j), s.corrY[j]
+			det := gii*gjj - gij*gij
+			if !(det > 0) {
+				continue
+			}
+			wi, wj := (gjj*ci-gij*cj)/det, (gii*cj-gij*ci)/det
+			rss := math.Max(1-(wi*ci+wj*cj), 0)
+			if len(out) < k || rss < out[len(out)-1].rss {
+				m := sparseModel{support: []int{i, j}, rss: rss}
+				at, _ := slices.BinarySearchFunc(out, rss, func(e sparseModel, r float64) int { return cmpFloat(e.rss, r) })
+				out = slices.Insert(out, at, m)
+				if len(out) > k {
+					out = out[:k]
+				}
+			}
+		}
+	}
+	return out
+}
+
 // stlsq runs sequentially thresholded ridge regression for a ladder of
 // thresholds and returns the distinct small supports found.
 func (s *sparseRegression) stlsq(cand []int) []sparseModel {
@@ -227,10 +258,20 @@ func (s *sparseRegression) stlsq(cand []int) []sparseModel {
 }
 
 // tree turns a support into Σ w_j·term_j in the original units, up to the
-// scale and offset that linear scaling supplies. The weights come from an
-// unregularised least-squares fit (QR) on the raw terms plus an intercept,
-// so an exact support gives an exact seed.
+// scale and offset that linear scaling supplies. An exact support gives an
+// exact seed (see weights).
 func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, bool) {
+	coef, ok := s.weights(S, y)
+	if !ok {
+		return nil, false
+	}
+	return b.linearCombination(s.terms(S), coef)
+}
+
+// weights fits y = c + Σ w_j·term_j on support S in the original units and
+// returns the w_j. The fit is unregularised least squares (QR) on the raw
+// terms plus an intercept, so an exact support gives exact weights.
+func (s *sparseRegression) weights(S []int, y []float64) ([]float64, bool) {
 	n := len(y)
 	a := mat.NewDense(n, len(S)+1, nil)
 	for i := 0; i < n; i++ {
@@ -243,24 +284,28 @@ func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, boo
 	if err := w.SolveVec(a, mat.NewVecDense(n, y)); err != nil {
 		return nil, false
 	}
-	terms := make([]tree, len(S))
-	coef := make([]float64, len(S))
+	return w.RawVector().Data[1:], true
+}
+
+// terms returns the library terms of support S.
+func (s *sparseRegression) terms(S []int) []tree {
+	out := make([]tree, len(S))
 	for p, j := range S {
-		terms[p] = s.lib[j].t
-		coef[p] = w.AtVec(p + 1)
+		out[p] = s.lib[j].t
 	}
-	return b.linearCombination(terms, coef)
+	return out
 }
 
 // sparseSeeds runs the sparse-regression pass and returns its models as
 // trees, best first, for seeding the populations. When y keeps one sign
 // and square roots are allowed it also fits y² and seeds the square roots
 // of those models, which catches distances and magnitudes such as
-// sqrt((x2 − x1)^2 + (y2 − y1)^2).
-func sparseSeeds(p *problem) []tree {
-	lib := buildLibrary(p)
+// sqrt((x2 − x1)^2 + (y2 − y1)^2). It also returns the smallest residual
+// of its fits of y, as a share of var(y) (1 without any).
+func sparseSeeds(p *problem, lib []libraryTerm) ([]tree, float64) {
+	best := 1.0
 	if len(lib) == 0 {
-		return nil
+		return nil, best
 	}
 	b := newTermBuilder(p.g)
 	var seeds []tree
@@ -281,6 +326,9 @@ func sparseSeeds(p *problem) []tree {
 		cand := s.independent()
 		models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
 		slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
+		if k == 0 && len(models) > 0 {
+			best = models[0].rss
+		}
 		for _, m := range models {
 			t, ok := s.tree(b, m.support, y)
 			if !ok {
@@ -302,7 +350,7 @@ func sparseSeeds(p *problem) []tree {
 			}
 		}
 	}
-	return seeds
+	return seeds, best
 }
 
 func cmpFloat(a, b float64) int {
