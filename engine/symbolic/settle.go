@@ -1,6 +1,10 @@
 package symbolic
 
 import (
+	"fmt"
+	"math"
+	"slices"
+
 	"gonum.org/v1/gonum/spatial/kdtree"
 	"gonum.org/v1/gonum/stat"
 )
@@ -29,13 +33,23 @@ import (
 //     to appear, so a choice found late must survive as long as the search
 //     before it;
 //   - the chosen model's residuals look like noise: residuals of
-//     neighbouring rows (nearest neighbours in standardised input space)
-//     are no more alike than residuals of random rows. The statistic is
+//     neighbouring rows (nearest neighbours in standardised inputs, see
+//     below) are no more alike than residuals of random rows. The statistic is
 //     the von Neumann-style ratio mean((r_i − r_nn(i))²) / (2·var(r)), near
 //     1 for noise and near 0 when the residual is a smooth function of the
 //     inputs, that is, when a better law is still there to be found. In
 //     the traces, noise-free searches whose law had not been found stayed
 //     at 0.05–0.62; at 1 % noise the right laws gave 0.91–1.13.
+//
+// The ratio is taken twice, and the smaller counts: over all inputs, and
+// over the variables the running front's models use. Columns that do not
+// matter scatter the neighbours: with seven irrelevant columns beside three
+// relevant ones, the nearest row in all ten is no nearer in the three than
+// a random row, so a residual that is a smooth function of them looks like
+// noise, and noise-free searches on such data settled on laws they had not
+// found. Over the front's variables alone, a term in a variable the front
+// does not use yet would look like noise instead; all inputs catch that
+// when they are few.
 const (
 	settleMinEpochs     = 10
 	settleLossTolerance = 0.01
@@ -44,8 +58,10 @@ const (
 
 // settleRule tracks the search's choice across epochs.
 type settleRule struct {
-	p         *problem
-	neighbour []int // nearest other search row of each search row; nil until needed
+	p *problem
+	// neighbours caches the nearest other search row of each search row,
+	// over each variable set asked for (keyed by fmt of the set).
+	neighbours map[string][]int
 
 	size  int     // complexity of the current choice
 	loss  float64 // its loss when it became the choice
@@ -67,20 +83,65 @@ func (r *settleRule) settled(front []individual, epoch int) bool {
 	if epoch-r.since < max(settleMinEpochs, r.since) {
 		return false
 	}
-	return r.whiteness(c) >= settleWhiteness
+	return r.whiteness(c, frontVars(front, r.p.g.vars)) >= settleWhiteness
 }
 
-// whiteness is the neighbour ratio of ind's residuals on the search rows.
-func (r *settleRule) whiteness(ind *individual) float64 {
-	if r.neighbour == nil {
-		r.neighbour = nearestNeighbours(r.p.searchCols, r.p.g.vars)
+// whiteness is the smaller neighbour ratio of ind's residuals on the search
+// rows, with neighbours over all variables and over the variables used.
+func (r *settleRule) whiteness(ind *individual, used []int) float64 {
+	resid := residuals(ind, r.p.searchCols, r.p.searchY)
+	ratio := neighbourRatio(resid, r.nearest(r.p.g.vars))
+	if !slices.Equal(used, r.p.g.vars) {
+		ratio = math.Min(ratio, neighbourRatio(resid, r.nearest(used)))
 	}
-	f := newEvaluator(r.p.searchCols, len(r.p.searchY)).eval(ind.t)
-	resid := make([]float64, len(f))
+	return ratio
+}
+
+// nearest returns the cached neighbours over vars, computing them once.
+func (r *settleRule) nearest(vars []int) []int {
+	key := fmt.Sprint(vars)
+	if nb, ok := r.neighbours[key]; ok {
+		return nb
+	}
+	if r.neighbours == nil {
+		r.neighbours = map[string][]int{}
+	}
+	nb := nearestNeighbours(r.p.searchCols, vars)
+	r.neighbours[key] = nb
+	return nb
+}
+
+// residuals are y − (a + b·f) of ind's linearly scaled tree on rows cols.
+func residuals(ind *individual, cols [][]float64, y []float64) []float64 {
+	f := newEvaluator(cols, len(y)).eval(ind.t)
+	out := make([]float64, len(y))
 	for k := range f {
-		resid[k] = r.p.searchY[k] - (ind.a + ind.b*f[k])
+		out[k] = y[k] - (ind.a + ind.b*f[k])
 	}
-	return neighbourRatio(resid, r.neighbour)
+	return out
+}
+
+// frontVars returns the variables of all that the front's models use, or
+// all when they use none (a front of constants).
+func frontVars(front []individual, all []int) []int {
+	used := map[int32]bool{}
+	for i := range front {
+		for _, n := range front[i].t {
+			if n.op == opVar {
+				used[n.v] = true
+			}
+		}
+	}
+	var out []int
+	for _, v := range all {
+		if used[int32(v)] {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
 }
 
 // neighbourRatio is mean((r_i − r_nb(i))²) / (2·var(r)); 0 for a constant

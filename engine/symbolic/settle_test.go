@@ -93,8 +93,59 @@ func TestSettleRule(t *testing.T) {
 	r = &settleRule{p: p}
 	for epoch := 1; epoch <= 100; epoch++ {
 		if r.settled([]individual{underfit}, epoch) {
-			t.Fatalf("settled at epoch %d on a model that misses a smooth term (ratio %.3f)", epoch, r.whiteness(&underfit))
+			t.Fatalf("settled at epoch %d on a model that misses a smooth term (ratio %.3f)", epoch, r.whiteness(&underfit, p.g.vars))
 		}
+	}
+}
+
+// TestSettleRuleIgnoresUnusedColumns: a model that misses a smooth term
+// in x0 must not settle because nine columns it does not use scatter the
+// neighbours in input space.
+func TestSettleRuleIgnoresUnusedColumns(t *testing.T) {
+	rng := newTestRand(13)
+	X := sample(rng, 10, 400, 0, 3)
+	y := target(X, func(x []float64) float64 { return 2*x[0] + 0.5*math.Sin(5*x[0]) })
+	ops, _ := parseOperators(DefaultOperators)
+	g := newGrammar(ops, resolve(Options{}))
+	g.vars = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	_, sd := meanSD(y)
+	p := &problem{cols: X, y: y, g: g, searchCols: X, searchY: y, searchVarY: sd * sd}
+	underfit := evaluate(newEvaluator(X, 400), y, tree{varNode(0)})
+
+	r := &settleRule{p: p}
+	if all := r.whiteness(&underfit, g.vars); all < settleWhiteness {
+		t.Fatalf("ratio over all ten columns %.3f; the test needs it to look like noise", all)
+	}
+	for epoch := 1; epoch <= 100; epoch++ {
+		if r.settled([]individual{underfit}, epoch) {
+			t.Fatalf("settled at epoch %d on a model that misses a smooth term in x0 (ratio over x0 %.3f)",
+				epoch, r.whiteness(&underfit, []int{0}))
+		}
+	}
+	if got := frontVars([]individual{underfit}, g.vars); len(got) != 1 || got[0] != 0 {
+		t.Errorf("front variables %v, want [0]", got)
+	}
+	// The other way round: a term in x1, which no model uses yet, looks
+	// like noise over x0 alone; over all inputs (here two) it does not.
+	X2 := sample(rng, 2, 400, 0, 3)
+	y2 := target(X2, func(x []float64) float64 { return 2*x[0] + 0.5*math.Sin(3*x[1]) })
+	g2 := newGrammar(ops, resolve(Options{}))
+	g2.vars = []int{0, 1}
+	_, sd2 := meanSD(y2)
+	r = &settleRule{p: &problem{cols: X2, y: y2, g: g2, searchCols: X2, searchY: y2, searchVarY: sd2 * sd2}}
+	missing := evaluate(newEvaluator(X2, 400), y2, tree{varNode(0)})
+	if over0 := neighbourRatio(residuals(&missing, X2, y2), nearestNeighbours(X2, []int{0})); over0 < settleWhiteness {
+		t.Fatalf("ratio over x0 alone %.3f; the test needs it to look like noise", over0)
+	}
+	for epoch := 1; epoch <= 100; epoch++ {
+		if r.settled([]individual{missing}, epoch) {
+			t.Fatalf("settled at epoch %d on a model that misses a term in an unused variable", epoch)
+		}
+	}
+
+	constant := individual{t: tree{constNode(1)}}
+	if got := frontVars([]individual{constant}, g.vars); len(got) != len(g.vars) {
+		t.Errorf("front of constants: variables %v, want all of %v", got, g.vars)
 	}
 }
 
