@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/engine"
 )
 
 // replica starts a second facade over the same API server and store, as another replica
@@ -42,7 +43,9 @@ func replica(t *testing.T) string {
 func TestBudgetNeverOverspent(t *testing.T) {
 	key := env.adminA
 	pid := mustProject(t, key, nil)
-	did := readyDataset(t, key, pid) // 100 rows, 3 columns: a symbolic run is estimated at 4 units
+	did := readyDataset(t, key, pid) // 100 rows, 3 columns
+	// The compute-unit budget fits exactly three of these runs.
+	est := engine.EstimateComputeUnits(100, 3, engine.Spec{Mode: engine.ModeSymbolic})
 	hosts := map[string][]string{
 		"one replica":  {strings.TrimSuffix(env.url, "/v1")},
 		"two replicas": {strings.TrimSuffix(env.url, "/v1"), replica(t)},
@@ -54,7 +57,7 @@ func TestBudgetNeverOverspent(t *testing.T) {
 			want       int
 		}{
 			{"max_runs", map[string]any{"compute_units": 100000, "max_runs": 5}, 5},
-			{"compute_units", map[string]any{"compute_units": 12, "max_runs": 50}, 3},
+			{"compute_units", map[string]any{"compute_units": 3*est + est/2, "max_runs": 50}, 3},
 		} {
 			t.Run(name+"/"+tc.constraint, func(t *testing.T) {
 				cid := mustCampaign(t, key, pid, tc.budget, nil)

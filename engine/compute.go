@@ -2,17 +2,45 @@ package engine
 
 import "math"
 
+// Reference rates of the symbolic estimate, measured on 2 cores.
+const (
+	// symbolicGenerationsPerUnit: the Feynman benchmark's searches that ran
+	// their whole 1,500-generation budget took 14–32 s, about 50–100
+	// generations per second; the estimate takes the slow end.
+	symbolicGenerationsPerUnit = 60
+	// symbolicCellsPerUnit: loading, checking and evaluating the data on all
+	// rows, about 1.4 s per million cells (1,000 against 100,000 rows of 11
+	// columns, the same law found in the same generations).
+	symbolicCellsPerUnit = 500_000
+)
+
 // EstimateComputeUnits estimates what a run costs, for budgets. One unit is
-// roughly one second of one core. The formula is
+// about one second of run time, the unit in which compute_units_used is
+// counted. Every mode adds controls: 1 per requested negative control, 2
+// when none are named (the defaults).
+//
+// Symbolic mode searches on at most a few hundred sampled rows, so its cost
+// follows the generations, not the data:
+//
+//	units = ceil(targets * (generations + refits) / 60 + rows * cols / 500000) + controls
+//
+// with generations the run's epochs (default 1,500; a search usually stops
+// well before), refits the generations of the 4 bootstrap refits and, with
+// cross_validate, the 5 fold refits (18 each), and 60 generations per second
+// a slow 2-core machine's pace.
+//
+// The other modes work on every row:
 //
 //	units = ceil(rows * cols / 1000 * modeFactor * targets * cv) + controls
 //
-// with cols the number of columns the run reads (at least 1), modeFactor 4
-// (symbolic), 2 * epochs/200 (neural, epochs default 200), 6 + 2*epochs/200
+// with cols the number of columns the run reads (at least 1), modeFactor
+// 2 * epochs/200 (neural, epochs default 200), 6 + 2*epochs/200
 // (neuro_symbolic) and cols/2 (causal, conditional-independence tests grow
 // with the number of variables), targets the number of targets (at least
-// 1), cv 5 when cross_validate is set and 1 otherwise, and controls 1 per
-// requested negative control (2 when none are named, the defaults). The
+// 1, and 1 in causal mode), and cv 5 when cross_validate is set and 1
+// otherwise.
+//
+// With a time limit set, no estimate exceeds it: the run stops there. The
 // result is at least 1.
 func EstimateComputeUnits(rows, cols int, spec Spec) int {
 	if rows < 1 {
@@ -21,36 +49,62 @@ func EstimateComputeUnits(rows, cols int, spec Spec) int {
 	if cols < 1 {
 		cols = 1
 	}
-	epochs := float64(spec.Parameters.Epochs)
-	if epochs <= 0 {
-		epochs = defaultEpochs
-	}
-	var factor float64
-	switch spec.Mode {
-	case ModeNeural:
-		factor = 2 * epochs / defaultEpochs
-	case ModeNeuroSymbolic:
-		factor = 6 + 2*epochs/defaultEpochs
-	case ModeCausal:
-		factor = math.Max(1, float64(cols)/2)
-	default:
-		factor = 4
-	}
 	targets := len(spec.targets())
 	if targets < 1 || spec.Mode == ModeCausal {
 		targets = 1
-	}
-	cv := 1.0
-	if spec.Parameters.CrossValidate {
-		cv = 5
 	}
 	controlUnits := len(spec.NegativeControls)
 	if controlUnits == 0 {
 		controlUnits = 2
 	}
-	units := int(math.Ceil(float64(rows)*float64(cols)/1000*factor*float64(targets)*cv)) + controlUnits
-	if units < 1 {
-		units = 1
+	cells := float64(rows) * float64(cols)
+	var work float64
+	switch spec.Mode {
+	case ModeNeural, ModeNeuroSymbolic, ModeCausal:
+		work = cells / 1000 * modeFactor(cols, spec) * float64(targets) * cvFactor(spec)
+	default: // symbolic, the engine's default mode
+		work = float64(targets)*symbolicGenerations(spec)/symbolicGenerationsPerUnit + cells/symbolicCellsPerUnit
 	}
-	return units
+	units := int(math.Ceil(work)) + controlUnits
+	if limit := int(math.Ceil(spec.TimeLimit.Seconds())); limit > 0 && units > limit {
+		units = limit
+	}
+	return max(units, 1)
+}
+
+// symbolicGenerations is what a symbolic run's searches may spend per
+// target: the main search's budget and the refits'.
+func symbolicGenerations(spec Spec) float64 {
+	gens := float64(mainSearchGenerations)
+	if e := spec.Parameters.Epochs; e > 0 {
+		gens = float64(e)
+	}
+	refits := bootstrapRounds
+	if spec.Parameters.CrossValidate {
+		refits += crossValidateK
+	}
+	return gens + float64(refits)*math.Round(refitGenerations*effortRefit)
+}
+
+// modeFactor is the per-cell cost factor of the modes that work on every
+// row (see EstimateComputeUnits).
+func modeFactor(cols int, spec Spec) float64 {
+	epochs := float64(spec.Parameters.Epochs)
+	if epochs <= 0 {
+		epochs = defaultEpochs
+	}
+	switch spec.Mode {
+	case ModeNeural:
+		return 2 * epochs / defaultEpochs
+	case ModeNeuroSymbolic:
+		return 6 + 2*epochs/defaultEpochs
+	}
+	return math.Max(1, float64(cols)/2) // causal
+}
+
+func cvFactor(spec Spec) float64 {
+	if spec.Parameters.CrossValidate {
+		return crossValidateK
+	}
+	return 1
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/discolab/disco/engine/data"
 )
@@ -100,16 +101,35 @@ func TestSpecValidateDataProblems(t *testing.T) {
 }
 
 func TestEstimateComputeUnits(t *testing.T) {
-	small := EstimateComputeUnits(10, 2, Spec{Mode: ModeSymbolic})
-	if small < 1 {
-		t.Fatalf("units %d < 1", small)
+	sym := func(rows, cols int, p Parameters, limit time.Duration) int {
+		return EstimateComputeUnits(rows, cols, Spec{Mode: ModeSymbolic, Parameters: p, TimeLimit: limit})
 	}
-	big := EstimateComputeUnits(100000, 10, Spec{Mode: ModeSymbolic})
-	cv := EstimateComputeUnits(100000, 10, Spec{Mode: ModeSymbolic, Parameters: Parameters{CrossValidate: true}})
-	if !(big > small && cv > big) {
-		t.Fatalf("units should grow with data and cross-validation: %d %d %d", small, big, cv)
+	for _, c := range []struct {
+		name       string
+		rows, cols int
+		p          Parameters
+		limit      time.Duration
+		want       int
+	}{
+		// (1500 + 4·18)/60 = 26.2 generations-seconds, 0.008 for the data, 2 controls.
+		{"symbolic default", 1000, 4, Parameters{}, 0, 27 + 2},
+		// The search runs on sampled rows: 100,000 rows add 2 units, not 4,000.
+		{"symbolic, large data", 100000, 10, Parameters{}, 0, 29 + 2},
+		{"symbolic, 60 epochs", 1000, 4, Parameters{Epochs: 60}, 0, 3 + 2},
+		{"symbolic, cross-validated", 1000, 4, Parameters{CrossValidate: true}, 0, 28 + 2},
+		{"symbolic, time limit", 1000, 4, Parameters{Epochs: 100000}, 10 * time.Second, 10},
+	} {
+		if got := sym(c.rows, c.cols, c.p, c.limit); got != c.want {
+			t.Errorf("%s: %d units, want %d", c.name, got, c.want)
+		}
 	}
-	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeSymbolic}); got != 16+2 {
-		t.Fatalf("documented formula: got %d want 18", got)
+	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeNeural}); got != 8+2 {
+		t.Errorf("neural: %d units, want 10 (4000 cells / 1000 * 2, 2 controls)", got)
+	}
+	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeCausal, NegativeControls: []string{"placebo_cause"}}); got != 8+1 {
+		t.Errorf("causal: %d units, want 9 (4000 cells / 1000 * 4/2, 1 control)", got)
+	}
+	if got := EstimateComputeUnits(0, 0, Spec{Mode: ModeNeural, NegativeControls: []string{}}); got < 1 {
+		t.Errorf("empty data: %d units, want at least 1", got)
 	}
 }
