@@ -212,7 +212,10 @@ def main():
     p = L.append
     cfg = ours.get("config", {})
     peer_limits = sorted({r["time_limit_s"] for r in peers if r.get("time_limit_s") is not None})
-    peer_limit = (" ".join(f"{v:g}" for v in peer_limits) + " s") if peer_limits else "the same wall time"
+    if len(peer_limits) > 3:  # --match-wall: one limit per case
+        peer_limit = f"the engine's wall time on each case ({peer_limits[0]:.3g}–{peer_limits[-1]:.3g} s)"
+    else:
+        peer_limit = (" ".join(f"{v:g}" for v in peer_limits) + " s") if peer_limits else "the same wall time"
     p(f"Engine benchmark. Engine time limit per Feynman case {cfg.get('time_limit_s')} s, seed {cfg.get('seed')}; "
       f"peers' time limit per case: {peer_limit}. Checker: {'sympy ' + sp.__version__ + ' + numeric' if HAVE_SYMPY else 'numeric only (sympy missing)'}.")
     bad = table_selfcheck(m, a.cases)
