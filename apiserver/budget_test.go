@@ -12,6 +12,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/internal/runspec"
 )
 
 // replica starts a second facade over the same API server and store, as another replica
@@ -113,6 +114,32 @@ func TestBudgetNeverOverspent(t *testing.T) {
 					t.Fatalf("details: %s", fmt.Sprint(r.Raw))
 				}
 			})
+		}
+	}
+}
+
+// TestRunEstimate prices a symbolic run by the engine's formula, capped by the run time
+// limit: a run cannot use more time than that, whatever its epochs ask for.
+func TestRunEstimate(t *testing.T) {
+	key := env.adminA
+	pid := mustProject(t, key, nil)
+	did := readyDataset(t, key, pid) // 100 rows, 3 columns
+	cid := mustCampaign(t, key, pid, map[string]any{"compute_units": 100000, "max_runs": 5}, nil)
+	path := "/v1/projects/" + pid + "/campaigns/" + cid + "/runs"
+	for _, c := range []struct {
+		epochs int
+		want   int
+	}{
+		{0, engine.EstimateComputeUnits(100, 3, engine.Spec{Mode: engine.ModeSymbolic})},
+		{100000, int(runspec.DefaultTimeLimit.Seconds())},
+	} {
+		params := map[string]any{"max_complexity": 10 + c.epochs%7}
+		if c.epochs > 0 {
+			params["epochs"] = c.epochs
+		}
+		r := call(t, "POST", path, key, map[string]any{"mode": "symbolic", "dataset_id": did, "parameters": params}).expect(t, 201)
+		if got := r.JSON["compute_units_estimated"].(float64); int(got) != c.want {
+			t.Errorf("epochs %d: estimate %v, want %d", c.epochs, got, c.want)
 		}
 	}
 }

@@ -36,7 +36,7 @@ const (
 
 // DefaultRunTimeLimit bounds a run that names none; the deadline that fails a stuck run is
 // this plus a grace period.
-const DefaultRunTimeLimit = 10 * time.Minute
+const DefaultRunTimeLimit = runspec.DefaultTimeLimit
 
 // ResultsKey is where a run's results.json is stored.
 func ResultsKey(runName string) string { return "runs/" + runName + "/results.json" }

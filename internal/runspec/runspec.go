@@ -9,6 +9,10 @@ import (
 	"github.com/discolab/disco/engine"
 )
 
+// DefaultTimeLimit bounds a run that names none. The executor runs the engine under it,
+// and the facade caps a run's compute-unit estimate by it.
+const DefaultTimeLimit = 10 * time.Minute
+
 // Engine is the engine spec of a Run spec, with the given time limit (0 for none).
 func Engine(rs discov1.RunSpec, timeLimit time.Duration) engine.Spec {
 	p, g := rs.Parameters, rs.Governance
