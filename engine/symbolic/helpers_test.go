@@ -87,3 +87,27 @@ func closeOrBothInvalid(a, b float64) bool {
 	}
 	return math.Abs(a-b) <= 1e-9*(1+math.Abs(a))
 }
+
+// testProblem is the problem of fitting y on every column of X with the
+// default operators: all rows are search rows, as when there are few.
+func testProblem(X [][]float64, y []float64, opts Options) *problem {
+	ops, _ := parseOperators(DefaultOperators)
+	s := resolve(opts)
+	g := newGrammar(ops, s)
+	for j := range X {
+		g.vars = append(g.vars, j)
+	}
+	_, sd := meanSD(y)
+	return &problem{cols: X, y: y, varY: sd * sd, g: g, s: s, searchCols: X, searchY: y, searchVarY: sd * sd}
+}
+
+// reproducedBy reports whether one of the seeds fits y exactly.
+func reproducedBy(seeds []tree, X [][]float64, y []float64) bool {
+	ev := newEvaluator(X, len(y))
+	for _, s := range seeds {
+		if evaluate(ev, y, s).loss < 1e-20 {
+			return true
+		}
+	}
+	return false
+}

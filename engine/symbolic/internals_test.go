@@ -140,27 +140,16 @@ func TestSparseRegression(t *testing.T) {
 	X := sample(newTestRand(4), 3, 300, 0.5, 3)
 	f := func(x []float64) float64 { return 1.5*x[0]*x[1] - 2*math.Sin(x[2]) + 0.5/x[0] }
 	y := target(X, f)
-	ops, _ := parseOperators(DefaultOperators)
-	g := newGrammar(ops, resolve(Options{}))
-	g.vars = []int{0, 1, 2}
-	p := &problem{cols: X, y: y, g: g}
-	ev := newEvaluator(X, 300)
-	seeds, _ := sparseSeeds(p, buildLibrary(p))
-	for _, s := range seeds {
-		if ind := evaluate(ev, y, s); ind.loss < 1e-20 {
-			return
-		}
+	p := testProblem(X, y, Options{})
+	if seeds, _ := sparseSeeds(p, buildLibrary(p)); !reproducedBy(seeds, X, y) {
+		t.Fatal("no seed reproduces the law")
 	}
-	t.Fatal("no seed reproduces the law")
 }
 
 func TestPowerLawSeeds(t *testing.T) {
 	X := sample(newTestRand(5), 4, 300, 1, 5)
 	y := target(X, func(x []float64) float64 { return x[0] * x[1] / (4 * math.Pi * x[2] * x[3] * x[3]) })
-	ops, _ := parseOperators(DefaultOperators)
-	g := newGrammar(ops, resolve(Options{}))
-	g.vars = []int{0, 1, 2, 3}
-	p := &problem{cols: X, y: y, g: g}
+	p := testProblem(X, y, Options{})
 	seeds := powerLawSeeds(p)
 	if len(seeds) == 0 {
 		t.Fatal("no power-law seed")
@@ -176,14 +165,10 @@ func TestPowerLawSeeds(t *testing.T) {
 // factor gets no such seed.
 func TestExponentialSeeds(t *testing.T) {
 	X := sample(newTestRand(6), 2, 300, 1, 3)
-	ops, _ := parseOperators(DefaultOperators)
-	g := newGrammar(ops, resolve(Options{MaxComplexity: 20}))
-	g.vars = []int{0, 1}
 	names := []string{"sigma", "theta"}
 	seeds := func(f func(x []float64) float64) ([]tree, []float64, float64) {
 		y := target(X, f)
-		_, sd := meanSD(y)
-		p := &problem{cols: X, y: y, varY: sd * sd, g: g}
+		p := testProblem(X, y, Options{MaxComplexity: 20})
 		lib := buildLibrary(p)
 		_, floor := sparseSeeds(p, lib)
 		return exponentialSeeds(p, lib, floor), y, floor
@@ -340,17 +325,8 @@ func TestTreeOperations(t *testing.T) {
 func TestSparseSeedWithEqualWeightsFitsTightBound(t *testing.T) {
 	X := sample(newTestRand(4), 4, 400, 1, 5)
 	y := target(X, func(x []float64) float64 { return 0.5 * x[0] * (x[1]*x[1] + x[2]*x[2] + x[3]*x[3]) })
-	ops, _ := parseOperators(DefaultOperators)
-	s := resolve(Options{MaxComplexity: 20})
-	g := newGrammar(ops, s)
-	g.vars = []int{0, 1, 2, 3}
-	p := &problem{cols: X, y: y, g: g, s: s}
-	ev := newEvaluator(X, 400)
-	seeds, _ := sparseSeeds(p, buildLibrary(p))
-	for _, seed := range seeds {
-		if ind := evaluate(ev, y, seed); ind.loss < 1e-20 {
-			return
-		}
+	p := testProblem(X, y, Options{MaxComplexity: 20})
+	if seeds, _ := sparseSeeds(p, buildLibrary(p)); !reproducedBy(seeds, X, y) {
+		t.Fatal("no seed within complexity 20 reproduces the law")
 	}
-	t.Fatal("no seed within complexity 20 reproduces the law")
 }

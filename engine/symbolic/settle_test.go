@@ -49,12 +49,7 @@ func settleProblem(lack float64) (*problem, individual) {
 	rng := newTestRand(12)
 	X := sample(rng, 1, 400, 0, 3)
 	y := target(X, func(x []float64) float64 { return 2*x[0] + lack*math.Sin(3*x[0]) + 0.01*rng.NormFloat64() })
-	ops, _ := parseOperators(DefaultOperators)
-	g := newGrammar(ops, resolve(Options{}))
-	g.vars = []int{0}
-	_, sd := meanSD(y)
-	p := &problem{cols: X, y: y, g: g, searchCols: X, searchY: y, searchVarY: sd * sd}
-	return p, evaluate(newEvaluator(X, 400), y, tree{varNode(0)})
+	return testProblem(X, y, Options{}), evaluate(newEvaluator(X, 400), y, tree{varNode(0)})
 }
 
 func TestSettleRule(t *testing.T) {
@@ -105,11 +100,8 @@ func TestSettleRuleIgnoresUnusedColumns(t *testing.T) {
 	rng := newTestRand(13)
 	X := sample(rng, 10, 400, 0, 3)
 	y := target(X, func(x []float64) float64 { return 2*x[0] + 0.5*math.Sin(5*x[0]) })
-	ops, _ := parseOperators(DefaultOperators)
-	g := newGrammar(ops, resolve(Options{}))
-	g.vars = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	_, sd := meanSD(y)
-	p := &problem{cols: X, y: y, g: g, searchCols: X, searchY: y, searchVarY: sd * sd}
+	p := testProblem(X, y, Options{})
+	g := p.g
 	underfit := evaluate(newEvaluator(X, 400), y, tree{varNode(0)})
 
 	r := &settleRule{p: p}
@@ -129,10 +121,7 @@ func TestSettleRuleIgnoresUnusedColumns(t *testing.T) {
 	// like noise over x0 alone; over all inputs (here two) it does not.
 	X2 := sample(rng, 2, 400, 0, 3)
 	y2 := target(X2, func(x []float64) float64 { return 2*x[0] + 0.5*math.Sin(3*x[1]) })
-	g2 := newGrammar(ops, resolve(Options{}))
-	g2.vars = []int{0, 1}
-	_, sd2 := meanSD(y2)
-	r = &settleRule{p: &problem{cols: X2, y: y2, g: g2, searchCols: X2, searchY: y2, searchVarY: sd2 * sd2}}
+	r = &settleRule{p: testProblem(X2, y2, Options{})}
 	missing := evaluate(newEvaluator(X2, 400), y2, tree{varNode(0)})
 	if over0 := neighbourRatio(residuals(&missing, X2, y2), nearestNeighbours(X2, []int{0})); over0 < settleWhiteness {
 		t.Fatalf("ratio over x0 alone %.3f; the test needs it to look like noise", over0)
