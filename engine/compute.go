@@ -41,7 +41,7 @@ const (
 // otherwise.
 //
 // With a time limit set, no estimate exceeds it: the run stops there. The
-// result is at least 1.
+// result is at least 1 (every run has a control).
 func EstimateComputeUnits(rows, cols int, spec Spec) int {
 	if rows < 1 {
 		rows = 1
@@ -69,21 +69,17 @@ func EstimateComputeUnits(rows, cols int, spec Spec) int {
 	if limit := int(math.Ceil(spec.TimeLimit.Seconds())); limit > 0 && units > limit {
 		units = limit
 	}
-	return max(units, 1)
+	return units
 }
 
 // symbolicGenerations is what a symbolic run's searches may spend per
 // target: the main search's budget and the refits'.
 func symbolicGenerations(spec Spec) float64 {
-	gens := float64(mainSearchGenerations)
-	if e := spec.Parameters.Epochs; e > 0 {
-		gens = float64(e)
-	}
 	refits := bootstrapRounds
 	if spec.Parameters.CrossValidate {
 		refits += crossValidateK
 	}
-	return gens + float64(refits)*math.Round(refitGenerations*effortRefit)
+	return float64(searchGenerations(spec, effortFull) + refits*searchGenerations(spec, effortRefit))
 }
 
 // modeFactor is the per-cell cost factor of the modes that work on every

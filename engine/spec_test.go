@@ -129,7 +129,8 @@ func TestEstimateComputeUnits(t *testing.T) {
 	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeCausal, NegativeControls: []string{"placebo_cause"}}); got != 8+1 {
 		t.Errorf("causal: %d units, want 9 (4000 cells / 1000 * 4/2, 1 control)", got)
 	}
-	if got := EstimateComputeUnits(0, 0, Spec{Mode: ModeNeural, NegativeControls: []string{}}); got < 1 {
-		t.Errorf("empty data: %d units, want at least 1", got)
+	// Empty data counts as one cell: 1 unit of work, plus the 2 default controls.
+	if got := EstimateComputeUnits(0, 0, Spec{Mode: ModeNeural, NegativeControls: []string{}}); got < 1 || got != 1+2 {
+		t.Errorf("empty data: %d units, want 3 (and at least 1)", got)
 	}
 }

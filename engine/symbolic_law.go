@@ -39,30 +39,44 @@ const (
 // time limit, or earlier by the symbolic package's exact or settle rule.
 // Refits run at most refitGenerations scaled by their effort.
 func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
-	base := refitGenerations
-	if r.plan.spec.Mode == ModeSymbolic {
-		base = mainSearchGenerations
-		if e := r.plan.spec.Parameters.Epochs; e > 0 {
-			base = e
-		}
-	}
 	limit := r.remaining()
-	if effort < effortFull {
-		base = min(base, refitGenerations)
-	} else if base > refitGenerations && limit > 0 {
+	if effort >= effortFull && mainGenerations(r.plan.spec) > refitGenerations && limit > 0 {
 		limit = time.Duration(float64(limit) * mainSearchShare)
 	}
-	gens := int(math.Max(5, math.Round(float64(base)*effort)))
 	return symbolic.Options{
 		Operators:      r.plan.operators,
 		MaxComplexity:  r.plan.spec.maxComplexity(),
 		MaxDepth:       r.plan.constraints.MaxDepth,
-		Generations:    gens,
+		Generations:    searchGenerations(r.plan.spec, effort),
 		Populations:    symbolicPopulations,
 		PopulationSize: symbolicPopulationSize,
 		Seed:           seed,
 		TimeLimit:      limit,
 	}
+}
+
+// mainGenerations is the generation budget of a full-effort search: the
+// run's epochs in symbolic mode (default mainSearchGenerations), and
+// refitGenerations in neuro-symbolic mode, whose epochs train the surrogate.
+func mainGenerations(spec Spec) int {
+	if spec.Mode != ModeSymbolic {
+		return refitGenerations
+	}
+	if spec.Parameters.Epochs > 0 {
+		return spec.Parameters.Epochs
+	}
+	return mainSearchGenerations
+}
+
+// searchGenerations is the generation budget of a search at the given
+// effort: the main budget at full effort, at most refitGenerations for a
+// refit, scaled by the effort and never below 5.
+func searchGenerations(spec Spec, effort float64) int {
+	base := mainGenerations(spec)
+	if effort < effortFull {
+		base = min(base, refitGenerations)
+	}
+	return int(math.Max(5, math.Round(float64(base)*effort)))
 }
 
 // fromSymbolic wraps a symbolic model as a law over names (the columns the

@@ -115,9 +115,6 @@ func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) 
 	if len(terms) == 1 {
 		return terms[0].clone(), true
 	}
-	if !b.has[opAdd] || !b.has[opMul] {
-		return nil, false
-	}
 	var scale float64
 	for _, v := range w {
 		scale = math.Max(scale, math.Abs(v))
@@ -131,7 +128,7 @@ func (b *termBuilder) linearCombination(terms []tree, w []float64) (tree, bool) 
 // weightedSum returns Σ (w_i/scale)·t_i as a tree, or false if + and * are
 // not both allowed. A relative weight of ±1 carries no constant.
 func (b *termBuilder) weightedSum(terms []tree, w []float64, scale float64) (tree, bool) {
-	if !b.has[opAdd] && len(terms) > 1 || !b.has[opMul] {
+	if !b.has[opMul] || (len(terms) > 1 && !b.has[opAdd]) {
 		return nil, false
 	}
 	// unit is how close a relative weight must be to ±1 to count as ±1:
