@@ -86,9 +86,9 @@ def domain_substitution(names, ranges):
     subs, bases = {}, set()
     for i, a in enumerate(names):
         for j, b in enumerate(names):
-            if a == b or a in bases or b in subs or a in subs:
-                continue
-            if ranges[j][1] < ranges[i][0]:
+            if a in bases or a in subs:
+                break
+            if b != a and b not in subs and ranges[j][1] < ranges[i][0]:
                 subs[a] = sp.Symbol(b, positive=True) + sp.Symbol("d_" + a, positive=True)
                 bases.add(b)
     if not subs:

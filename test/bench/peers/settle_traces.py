@@ -7,8 +7,9 @@ runs (`enginebench run -time-limit 60s`, seed 1). Each TRACE line holds: seconds
 the search started, generations done, complexity and NMSE of the model selection would
 pick from the running front, the front's lowest NMSE, that model's expression, and (in
 trace2 only) the neighbour ratio of its residuals. trace1 covers 22 cases at 1 % noise;
-trace2 covers 13 noise-free cases the search did not solve quickly and the other 28 at
-1 % noise. traceN-ours.json is the run's result list, in the same order.
+trace2 covers 9 noise-free cases the search did not solve quickly and 10 at 1 % noise.
+traceN-ours.json is the run's result list; its entries with a wall time are the traced
+cases, in the same order.
 
 For each rule variant the script reports in how many cases the model chosen when the
 rule would stop is the one chosen when the search ran to its limit, and the mean search
