@@ -10,7 +10,9 @@ const (
 	symbolicGenerationsPerUnit = 60
 	// symbolicCellsPerUnit: loading, checking and evaluating the data on all
 	// rows, about 1.4 s per million cells (1,000 against 100,000 rows of 11
-	// columns, the same law found in the same generations).
+	// columns, the same law found in the same generations: easy_1000_10 and
+	// easy_100000_10 in test/bench/results/settle-front-vars/
+	// irrelevant-columns/before.txt).
 	symbolicCellsPerUnit = 500_000
 )
 
