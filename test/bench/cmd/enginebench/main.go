@@ -274,7 +274,11 @@ func run(args []string) error {
 	consNoise := fs.Float64("cons-noise", 0.01, "noise of the conservation trajectories (fraction of each variable's RMS)")
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
+	mode := fs.String("mode", engine.ModeSymbolic, "engine mode of the Feynman cases: symbolic or neuro_symbolic")
 	fs.Parse(args)
+	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic {
+		return fmt.Errorf("run: -mode must be %s or %s", engine.ModeSymbolic, engine.ModeNeuroSymbolic)
+	}
 	if *casesDir == "" || *out == "" {
 		return fmt.Errorf("run: -cases and -out are required")
 	}
@@ -301,7 +305,7 @@ func run(args []string) error {
 		want[strings.TrimSpace(p)] = true
 	}
 	rep := report{Config: map[string]any{
-		"time_limit_s": timeLimit.Seconds(), "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
+		"time_limit_s": timeLimit.Seconds(), "mode": *mode, "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
 		"pc_depth": *depth, "calib_seeds": *calibSeeds, "calib_time_limit_s": calibLimit.Seconds(),
 		"started": time.Now().UTC().Format(time.RFC3339),
 	}}
@@ -315,7 +319,7 @@ func run(args []string) error {
 		for _, c := range m.Feynman {
 			for _, nl := range noiseLevels {
 				key := fmt.Sprint(nl)
-				r := runFeynman(ctx, filepath.Join(*casesDir, c.Files[key]), *seed, *timeLimit, *epochs)
+				r := runFeynman(ctx, filepath.Join(*casesDir, c.Files[key]), *mode, *seed, *timeLimit, *epochs)
 				r.Name, r.Noise = c.Name, key
 				fmt.Fprintf(os.Stderr, "feynman %-10s noise %-4s %6.1fs  %s\n", c.Name, key, r.WallSeconds, r.Expression+r.Error)
 				rep.Feynman = append(rep.Feynman, r)
@@ -405,14 +409,14 @@ func run(args []string) error {
 	return save()
 }
 
-func runFeynman(ctx context.Context, path string, seed int64, limit time.Duration, epochs int) feynmanResult {
+func runFeynman(ctx context.Context, path, mode string, seed int64, limit time.Duration, epochs int) feynmanResult {
 	var r feynmanResult
 	f, err := data.Load(path, "csv")
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	spec := engine.Spec{Mode: engine.ModeSymbolic, Targets: []string{"y"}, Seed: seed, TimeLimit: limit,
+	spec := engine.Spec{Mode: mode, Targets: []string{"y"}, Seed: seed, TimeLimit: limit,
 		Parameters: engine.Parameters{Epochs: epochs}}
 	start := time.Now()
 	res, err := engine.Discover(ctx, f, spec, nil)
