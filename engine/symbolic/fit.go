@@ -71,6 +71,11 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	p.setSearchRows(s.seed)
 
 	var seeds []tree
+	for _, m := range opts.Seeds {
+		if m != nil && g.allows(m.t) {
+			seeds = append(seeds, m.t.clone())
+		}
+	}
 	if seeding {
 		// Seeding may use at most 30% of the search time; the passes check
 		// between their stages.
@@ -84,7 +89,8 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		}
 		lib := buildLibrary(p)
 		sparse, sparseRSS := sparseSeeds(p, lib)
-		seeds = append(pl, exponentialSeeds(p, lib, sparseRSS)...)
+		seeds = append(seeds, pl...)
+		seeds = append(seeds, exponentialSeeds(p, lib, sparseRSS)...)
 		seeds = append(seeds, sparse...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
 		p.expired = expired

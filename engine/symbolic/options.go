@@ -22,6 +22,11 @@ type Options struct {
 	TimeLimit      time.Duration          // 0 = none; when it (or ctx) expires the best-so-far result is returned, not an error
 	Progress       func(fraction float64) // may be nil; called with 0..1, non-decreasing, last call 1
 	Exclude        []string               // variable names not to use; names not among the inputs are ignored
+	// Seeds are models over the same inputs, in the same order, that the
+	// search starts from beside its own seeds (see Combine). A seed outside
+	// the operators, the usable inputs or the size and depth limits is
+	// skipped.
+	Seeds []*Model
 }
 
 // DefaultOperators is the operator set used when Options.Operators is empty.
