@@ -24,7 +24,7 @@ const (
 // Symbolic mode searches on at most a few hundred sampled rows, so its cost
 // follows the generations, not the data:
 //
-//	units = ceil(targets * (generations + refits) / 60 + rows * cols / 500000) + controls
+//	symbolic = targets * (generations + refits) / 60 + rows * cols / 500000
 //
 // with generations the run's epochs (default 1,500; a search usually stops
 // well before), refits the generations of the 4 bootstrap refits and, with
@@ -36,11 +36,16 @@ const (
 //	units = ceil(rows * cols / 1000 * modeFactor * targets * cv) + controls
 //
 // with cols the number of columns the run reads (at least 1), modeFactor
-// 2 * epochs/200 (neural, epochs default 200), 6 + 2*epochs/200
-// (neuro_symbolic) and cols/2 (causal, conditional-independence tests grow
-// with the number of variables), targets the number of targets (at least
-// 1, and 1 in causal mode), and cv 5 when cross_validate is set and 1
-// otherwise.
+// 2 * epochs/200 (neural, epochs default 200) and cols/2 (causal,
+// conditional-independence tests grow with the number of variables),
+// targets the number of targets (at least 1, and 1 in causal mode), and cv
+// 5 when cross_validate is set and 1 otherwise.
+//
+// Neuro-symbolic mode trains the neural mode's surrogate and then runs the
+// symbolic mode's search (default 1,500 generations; its epochs train the
+// surrogate), so it costs the sum:
+//
+//	units = ceil(rows * cols / 1000 * 2 * epochs/200 * targets * cv + symbolic) + controls
 //
 // With a time limit set, no estimate exceeds it: the run stops there. The
 // result is at least 1 (every run has a control).
@@ -60,12 +65,15 @@ func EstimateComputeUnits(rows, cols int, spec Spec) int {
 		controlUnits = 2
 	}
 	cells := float64(rows) * float64(cols)
+	symbolicWork := float64(targets)*symbolicGenerations(spec)/symbolicGenerationsPerUnit + cells/symbolicCellsPerUnit
 	var work float64
 	switch spec.Mode {
-	case ModeNeural, ModeNeuroSymbolic, ModeCausal:
+	case ModeNeural, ModeCausal:
 		work = cells / 1000 * modeFactor(cols, spec) * float64(targets) * cvFactor(spec)
+	case ModeNeuroSymbolic:
+		work = cells/1000*modeFactor(cols, spec)*float64(targets)*cvFactor(spec) + symbolicWork
 	default: // symbolic, the engine's default mode
-		work = float64(targets)*symbolicGenerations(spec)/symbolicGenerationsPerUnit + cells/symbolicCellsPerUnit
+		work = symbolicWork
 	}
 	units := int(math.Ceil(work)) + controlUnits
 	if limit := int(math.Ceil(spec.TimeLimit.Seconds())); limit > 0 && units > limit {
@@ -74,8 +82,8 @@ func EstimateComputeUnits(rows, cols int, spec Spec) int {
 	return units
 }
 
-// symbolicGenerations is what a symbolic run's searches may spend per
-// target: the main search's budget and the refits'.
+// symbolicGenerations is what a symbolic or neuro-symbolic run's searches
+// may spend per target: the main search's budget and the refits'.
 func symbolicGenerations(spec Spec) float64 {
 	refits := bootstrapRounds
 	if spec.Parameters.CrossValidate {
@@ -91,11 +99,8 @@ func modeFactor(cols int, spec Spec) float64 {
 	if epochs <= 0 {
 		epochs = defaultEpochs
 	}
-	switch spec.Mode {
-	case ModeNeural:
-		return 2 * epochs / defaultEpochs
-	case ModeNeuroSymbolic:
-		return 6 + 2*epochs/defaultEpochs
+	if spec.Mode == ModeNeural || spec.Mode == ModeNeuroSymbolic {
+		return 2 * epochs / defaultEpochs // the surrogate
 	}
 	return math.Max(1, float64(cols)/2) // causal
 }

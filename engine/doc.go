@@ -15,8 +15,10 @@
 //     the surrogate's separable structure, e.g. "y = f(a, b) * g(c)", and
 //     the trained model is an artifact of kind model.
 //   - neuro_symbolic: the surrogate denoises the target and tests
-//     separability; symbolic regression runs on each group's partial
-//     function and the parts are combined, then scaled to the real target.
+//     separability; short symbolic searches fit each group's partial
+//     function (or the denoised target when nothing separates), and their
+//     sum or product seeds the symbolic mode's search on the real target,
+//     which chooses the law.
 //   - causal: PC-stable (DiscoverLagged when a time: constraint is given) on
 //     all numeric columns, or those named by include:; one claim per edge,
 //     with the graph as DOT and SVG artifacts.
@@ -127,7 +129,8 @@
 //
 // Parameters.Epochs is the surrogate's training epochs in neural and
 // neuro-symbolic mode, and the main search's generations in symbolic mode
-// (default 1,500; neuro-symbolic searches run 60). The default is a budget
+// (default 1,500, also the neuro-symbolic main search's budget; the
+// neuro-symbolic part searches run 30). The default is a budget
 // that searches rarely use up: one stops once an exact model stops getting
 // simpler or, on noisy data, once the chosen law has stopped changing and
 // its residuals look like noise (the symbolic package's "settle" rule). A

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/discolab/disco/engine/data"
+	"github.com/discolab/disco/engine/neural"
 )
 
 func TestDiscoverNeuroSymbolicCombinesParts(t *testing.T) {
@@ -36,6 +37,51 @@ func TestDiscoverNeuroSymbolicCombinesParts(t *testing.T) {
 	}
 	if *best.Evidence.HeldOutRSquared < 0.95 || !best.Evidence.NegativeControlsPassed {
 		t.Fatalf("evidence %+v", best.Evidence)
+	}
+}
+
+// The surrogate's separable parts reach the main search as one seed over all
+// inputs: each part is fitted on the surrogate's partial function, and their
+// sum reproduces the law before the search on the real target starts.
+func TestSurrogateSeedsCombineTheParts(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	n := 300
+	a, b, c := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = a[i]*b[i] + math.Sin(2*c[i])
+	}
+	X := [][]float64{a, b, c}
+	spec := Spec{Mode: ModeNeuroSymbolic, Parameters: Parameters{Epochs: 300}}
+	r := &runner{plan: &plan{spec: spec, constraints: &Constraints{}, hidden: []int{32, 32}},
+		data: &dataset{features: []string{"a", "b", "c"}}}
+	s, err := r.trainSurrogate(context.Background(), X, y, r.neuralOptions(effortFull, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.structure.Form != neural.Additive || len(s.structure.Groups) != 2 {
+		t.Fatalf("surrogate structure %+v, want additive {a, b} + {c}", s.structure)
+	}
+	seeds, err := r.surrogateSeeds(context.Background(), s, X, effortFull, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds) != 1 {
+		t.Fatalf("%d seeds, want the one combination", len(seeds))
+	}
+	for _, v := range []string{"a", "b", "c"} {
+		if !strings.Contains(seeds[0].Expression, v) {
+			t.Fatalf("seed %q lacks %s", seeds[0].Expression, v)
+		}
+	}
+	pred := seeds[0].Predict(X)
+	var sse, sst float64
+	for i := range y {
+		sse += (pred[i] - y[i]) * (pred[i] - y[i])
+		sst += y[i] * y[i]
+	}
+	if sse > 0.01*sst {
+		t.Fatalf("seed %q leaves %.3g of the sum of squares", seeds[0].Expression, sse/sst)
 	}
 }
 

@@ -126,6 +126,10 @@ func TestEstimateComputeUnits(t *testing.T) {
 	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeNeural}); got != 8+2 {
 		t.Errorf("neural: %d units, want 10 (4000 cells / 1000 * 2, 2 controls)", got)
 	}
+	// Neuro-symbolic: the neural surrogate plus the symbolic search.
+	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeNeuroSymbolic}); got != 35+2 {
+		t.Errorf("neuro_symbolic: %d units, want 37 (8 for the surrogate + (1500 + 4*18)/60 + 0.008 for the search, 2 controls)", got)
+	}
 	if got := EstimateComputeUnits(1000, 4, Spec{Mode: ModeCausal, NegativeControls: []string{"placebo_cause"}}); got != 8+1 {
 		t.Errorf("causal: %d units, want 9 (4000 cells / 1000 * 4/2, 1 control)", got)
 	}

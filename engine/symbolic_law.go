@@ -57,15 +57,16 @@ func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
 
 // mainGenerations is the generation budget of a full-effort search: the
 // run's epochs in symbolic mode (default mainSearchGenerations), and
-// refitGenerations in neuro-symbolic mode, whose epochs train the surrogate.
+// mainSearchGenerations in neuro-symbolic mode, whose epochs train the
+// surrogate.
 func mainGenerations(spec Spec) int {
-	if spec.Mode != ModeSymbolic {
-		return refitGenerations
-	}
-	if spec.Parameters.Epochs > 0 {
+	switch {
+	case spec.Mode == ModeSymbolic && spec.Parameters.Epochs > 0:
 		return spec.Parameters.Epochs
+	case spec.Mode == ModeSymbolic || spec.Mode == ModeNeuroSymbolic:
+		return mainSearchGenerations
 	}
-	return mainSearchGenerations
+	return refitGenerations
 }
 
 // searchGenerations is the generation budget of a search at the given
@@ -87,10 +88,13 @@ func fromSymbolic(m *symbolic.Model, X [][]float64) *lawModel {
 	return law
 }
 
-// symbolicFitter fits symbolic regression on all features.
-func (r *runner) symbolicFitter() lawFitter {
+// symbolicFitter fits symbolic regression on all features, starting from
+// seeds beside the search's own (nil in symbolic mode).
+func (r *runner) symbolicFitter(seeds []*symbolic.Model) lawFitter {
 	return func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
-		res, err := symbolic.Fit(ctx, X, y, r.data.features, r.symbolicOptions(effort, seed))
+		opts := r.symbolicOptions(effort, seed)
+		opts.Seeds = seeds
+		res, err := symbolic.Fit(ctx, X, y, r.data.features, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -107,18 +111,31 @@ func (r *runner) symbolicFitter() lawFitter {
 func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, lawFitter, error) {
 	r.track.skip(StageNeuralPretraining)
 	r.track.begin(StageSymbolic)
+	chosen, alts, err := r.symbolicSearch(ctx, target, y, nil, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return chosen, alts, r.symbolicFitter(nil), nil
+}
+
+// symbolicSearch is the main search for target on the training rows,
+// started from seeds beside the search's own. It reports progress from
+// progressFrom to 1 of the symbolic_regression stage, records the search
+// in the summary and plots its Pareto front.
+func (r *runner) symbolicSearch(ctx context.Context, target string, y []float64, seeds []*symbolic.Model, progressFrom float64) (*lawModel, []*lawModel, error) {
 	searchCtx, cancel := r.searchContext(ctx)
 	defer cancel()
 	Xt, yt := rowsOf(r.data.X, r.data.train), pickRows(y, r.data.train)
 	opts := r.symbolicOptions(effortFull, r.plan.spec.Seed)
-	opts.Progress = r.track.progressFunc(0, 1)
+	opts.Progress = r.track.progressFunc(progressFrom, 1)
+	opts.Seeds = seeds
 	res, err := symbolic.Fit(searchCtx, Xt, yt, r.data.features, opts)
 	r.noteExpiry(searchCtx)
 	if err != nil && (res == nil || res.Best == nil) {
-		return nil, nil, nil, r.searchFailed(ctx, "symbolic regression", err)
+		return nil, nil, r.searchFailed(ctx, "symbolic regression", err)
 	}
 	if res == nil || res.Best == nil {
-		return nil, nil, nil, fmt.Errorf("symbolic regression returned no model")
+		return nil, nil, fmt.Errorf("symbolic regression returned no model")
 	}
 	r.result.Summary.Searches = append(r.result.Summary.Searches,
 		SearchReport{Target: target, Generations: res.Generations, Stop: res.Stop})
@@ -128,7 +145,7 @@ func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*
 		alts = append(alts, fromSymbolic(m, r.data.X))
 	}
 	r.plotPareto(target, res.Front, res.Best)
-	return chosen, alts, r.symbolicFitter(), nil
+	return chosen, alts, nil
 }
 
 // paretoNeighbours returns the front models adjacent to chosen in

@@ -88,7 +88,8 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 }
 
 // In symbolic mode the run's epochs are the main search's generations; refits stay
-// bounded, and other modes keep epochs for their surrogate.
+// bounded. Neuro-symbolic mode keeps epochs for its surrogate, and its main
+// search gets symbolic mode's default budget.
 func TestSymbolicOptionsHonourEpochs(t *testing.T) {
 	gens := func(mode string, epochs int, effort float64) int {
 		r := &runner{plan: &plan{spec: Spec{Mode: mode, Parameters: Parameters{Epochs: epochs}}, constraints: &Constraints{}}}
@@ -106,8 +107,9 @@ func TestSymbolicOptionsHonourEpochs(t *testing.T) {
 		{ModeSymbolic, 10, effortFull, 10},
 		{ModeSymbolic, 500, effortRefit, 18},
 		{ModeSymbolic, 10, effortRefit, 5},
-		{ModeNeuroSymbolic, 500, effortFull, refitGenerations},
-		{ModeNeuroSymbolic, 0, effortFull, refitGenerations},
+		{ModeNeuroSymbolic, 500, effortFull, mainSearchGenerations},
+		{ModeNeuroSymbolic, 0, effortFull, mainSearchGenerations},
+		{ModeNeuroSymbolic, 500, effortRefit, 18},
 	} {
 		if got := gens(c.mode, c.epochs, c.effort); got != c.want {
 			t.Errorf("%s epochs %d effort %v: %d generations, want %d", c.mode, c.epochs, c.effort, got, c.want)
