@@ -13,7 +13,10 @@
 //     one more complex) listed in Summary.Alternatives.
 //   - neural: an MLP surrogate (engine/neural); the claim's expression is
 //     the surrogate's separable structure, e.g. "y = f(a, b) * g(c)", and
-//     the trained model is an artifact of kind model.
+//     the trained model is an artifact of kind model. A split is claimed
+//     only when the surrogate rebuilt from its parts stays within
+//     neural.SplitTolerance of itself, so the structure holds to about the
+//     surrogate's own fit error (a few per cent at the default epochs).
 //   - neuro_symbolic: the surrogate denoises the target and tests
 //     separability; short symbolic searches fit each group's partial
 //     function (or the denoised target when nothing separates), and their

@@ -52,7 +52,7 @@ func TestSurrogateSeedsCombineTheParts(t *testing.T) {
 		y[i] = a[i]*b[i] + math.Sin(2*c[i])
 	}
 	X := [][]float64{a, b, c}
-	spec := Spec{Mode: ModeNeuroSymbolic, Parameters: Parameters{Epochs: 300}}
+	spec := Spec{Mode: ModeNeuroSymbolic, Parameters: Parameters{Epochs: 1000}}
 	r := &runner{plan: &plan{spec: spec, constraints: &Constraints{}, hidden: []int{32, 32}},
 		data: &dataset{features: []string{"a", "b", "c"}}}
 	s, err := r.trainSurrogate(context.Background(), X, y, r.neuralOptions(effortFull, 2))

@@ -46,18 +46,68 @@ func TestSeparability(t *testing.T) {
 }
 
 func TestSeparabilityTolerance(t *testing.T) {
-	// x0*exp(x1) interacts additively; a tolerance above its strength hides that.
+	// x0*exp(x1) interacts additively. A tolerance above its strength
+	// proposes the additive split; the split error refuses it, and the
+	// claim is the multiplicative split, which holds, whatever the
+	// tolerance.
 	X := uniformColumns(22, 200, [2]float64{1, 3}, [2]float64{0, 1.5})
 	m, err := Train(context.Background(), X, targetOf(X, func(x []float64) float64 { return x[0] * math.Exp(x[1]) }), smallOptions(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	strength := m.InteractionStrengths(X).Additive[0][1]
-	if got := m.Separability(X, strength*1.01); got.Form != Additive {
-		t.Fatalf("tol just above the strength %g: form %q, want additive", strength, got.Form)
+	above := m.SplitCandidates(X, strength*1.01)
+	if len(above) == 0 || above[0].Form != Additive {
+		t.Fatalf("tol just above the strength %g: candidates %+v, want the additive split first", strength, above)
 	}
-	if got := m.Separability(X, strength*0.99); got.Form == Additive {
-		t.Fatalf("tol just below the strength %g: form additive", strength)
+	if e := SplitError(m.Predict, X, above[0]); e <= m.SplitTolerance() {
+		t.Fatalf("additive split of x0*exp(x1): split error %g within the tolerance %g", e, m.SplitTolerance())
+	}
+	if got := m.Separability(X, strength*1.01); got.Form != Multiplicative {
+		t.Fatalf("tol just above the strength %g: form %q, want multiplicative", strength, got.Form)
+	}
+	if got := m.Separability(X, strength*0.99); got.Form != Multiplicative {
+		t.Fatalf("tol just below the strength %g: form %q, want multiplicative", strength, got.Form)
+	}
+}
+
+// SplitError on exact functions: 0 for a structure that holds, the ignored
+// interaction's share for one that does not.
+func TestSplitError(t *testing.T) {
+	X := uniformColumns(25, 300, [2]float64{1, 5}, [2]float64{1, 5}, [2]float64{1, 5})
+	exact := func(f func(x []float64) float64) func([][]float64) []float64 {
+		return func(X [][]float64) []float64 { return targetOf(X, f) }
+	}
+	split := func(form string, groups ...[]int) Structure { return Structure{Form: form, Groups: groups} }
+	for _, c := range []struct {
+		name     string
+		f        func(x []float64) float64
+		s        Structure
+		min, max float64
+	}{
+		{"additive holds", func(x []float64) float64 { return x[0]*x[1] + math.Sin(x[2]) }, split(Additive, []int{0, 1}, []int{2}), 0, 1e-9},
+		{"multiplicative holds", func(x []float64) float64 { return x[0] * x[1] / (x[2] * x[2]) }, split(Multiplicative, []int{0}, []int{1}, []int{2}), 0, 1e-9},
+		{"one group", func(x []float64) float64 { return x[0] * x[1] * x[2] }, split(NoStructure, []int{0, 1, 2}), 0, 0},
+		// q·(E + 3c·sin c): the ignored q·E term leaves about 6 % of the
+		// variation, above the tolerance of a well-fitted surrogate.
+		{"additive ignores q*E", func(x []float64) float64 { return x[0] * (x[1] + 3*x[2]*math.Sin(x[2])) }, split(Additive, []int{0, 2}, []int{1}), splitErrorFloor, 1},
+		{"multiplicative ignores a sum", func(x []float64) float64 { return x[0] + x[1]*x[2] }, split(Multiplicative, []int{0}, []int{1, 2}), splitErrorFloor, 1},
+	} {
+		if e := SplitError(exact(c.f), X, c.s); e < c.min || e > c.max {
+			t.Errorf("%s: split error %g, want in [%g, %g]", c.name, e, c.min, c.max)
+		}
+	}
+	zeroAtMedian := func(X [][]float64) []float64 {
+		out := make([]float64, len(X[0]))
+		for i := range out {
+			out[i] = X[0][i] - 3
+		}
+		return out
+	}
+	X[0] = []float64{1, 2, 3, 4, 5}
+	X[1], X[2] = X[0], X[0]
+	if e := SplitError(zeroAtMedian, X, split(Multiplicative, []int{0}, []int{1, 2})); !math.IsInf(e, 1) {
+		t.Errorf("multiplicative split through zero at the medians: %g, want +Inf", e)
 	}
 }
 
