@@ -75,7 +75,7 @@ var SachsConsensus = [][2]string{
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: enginebench gen|run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: enginebench gen|run|splits [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -84,8 +84,10 @@ func main() {
 		err = gen(os.Args[2:])
 	case "run":
 		err = run(os.Args[2:])
+	case "splits":
+		err = splits(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (gen, run)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (gen, run, splits)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "enginebench:", err)
@@ -188,6 +190,8 @@ type feynmanResult struct {
 	// they show which cases a smaller generation budget would change.
 	Generations int                 `json:"generations,omitempty"`
 	Stop        symbolic.StopReason `json:"stop,omitempty"`
+	// Structure is the neural mode's claim checked against the truth.
+	Structure *structureCheck `json:"structure,omitempty"`
 }
 
 type graphScore struct {
@@ -274,10 +278,10 @@ func run(args []string) error {
 	consNoise := fs.Float64("cons-noise", 0.01, "noise of the conservation trajectories (fraction of each variable's RMS)")
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
-	mode := fs.String("mode", engine.ModeSymbolic, "engine mode of the Feynman cases: symbolic or neuro_symbolic")
+	mode := fs.String("mode", engine.ModeSymbolic, "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)")
 	fs.Parse(args)
-	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic {
-		return fmt.Errorf("run: -mode must be %s or %s", engine.ModeSymbolic, engine.ModeNeuroSymbolic)
+	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic && *mode != engine.ModeNeural {
+		return fmt.Errorf("run: -mode must be %s, %s or %s", engine.ModeSymbolic, engine.ModeNeuroSymbolic, engine.ModeNeural)
 	}
 	if *casesDir == "" || *out == "" {
 		return fmt.Errorf("run: -cases and -out are required")
@@ -319,8 +323,12 @@ func run(args []string) error {
 		for _, c := range m.Feynman {
 			for _, nl := range noiseLevels {
 				key := fmt.Sprint(nl)
-				r := runFeynman(ctx, filepath.Join(*casesDir, c.Files[key]), *mode, *seed, *timeLimit, *epochs)
+				path := filepath.Join(*casesDir, c.Files[key])
+				r := runFeynman(ctx, path, *mode, *seed, *timeLimit, *epochs)
 				r.Name, r.Noise = c.Name, key
+				if *mode == engine.ModeNeural && r.Error == "" {
+					r.Structure, r.Error = structureOf(r.Expression, c.Name, path)
+				}
 				fmt.Fprintf(os.Stderr, "feynman %-10s noise %-4s %6.1fs  %s\n", c.Name, key, r.WallSeconds, r.Expression+r.Error)
 				rep.Feynman = append(rep.Feynman, r)
 				if err := save(); err != nil {
