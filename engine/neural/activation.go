@@ -9,13 +9,30 @@ import (
 // activate writes act(z) into dst element-wise.
 func activate(name string, dst, z *mat.Dense) {
 	f := activationFunc(name)
-	dst.Apply(func(_, _ int, v float64) float64 { return f(v) }, z)
+	rows, _ := z.Dims()
+	for i := range rows {
+		dr, zr := dst.RawRowView(i), z.RawRowView(i)
+		for j, v := range zr {
+			dr[j] = f(v)
+		}
+	}
 }
 
-// multiplyByActivationDerivative scales g element-wise by act'(z).
-func multiplyByActivationDerivative(name string, g, z *mat.Dense) {
-	d := activationDerivative(name)
+// multiplyByActivationDerivative scales g element-wise by act'(z), where
+// a = act(z) is the forward pass's output of the same layer: tanh' is
+// 1 − a², so tanh is not evaluated a second time.
+func multiplyByActivationDerivative(name string, g, z, a *mat.Dense) {
 	rows, _ := g.Dims()
+	if name != SiLU {
+		for i := range rows {
+			gr, ar := g.RawRowView(i), a.RawRowView(i)
+			for j, t := range ar {
+				gr[j] *= 1 - t*t
+			}
+		}
+		return
+	}
+	d := activationDerivative(name)
 	for i := range rows {
 		gr, zr := g.RawRowView(i), z.RawRowView(i)
 		for j := range gr {

@@ -84,9 +84,10 @@ type layerGrad struct {
 }
 
 // backward propagates dOut (the derivative of some scalar with respect to
-// each row's network output, rows × 1) back through a forward pass. It
-// returns the parameter gradients when wantParams is set, and always the
-// derivative with respect to the network input (rows × features).
+// each row's network output, rows × 1) back through a forward pass. With
+// wantParams it returns the parameter gradients and no input derivative
+// (training needs none); without, only the derivative with respect to the
+// network input (rows × features).
 func (m *Model) backward(p pass, dOut *mat.Dense, wantParams bool) ([]layerGrad, *mat.Dense) {
 	var grads []layerGrad
 	if wantParams {
@@ -100,11 +101,14 @@ func (m *Model) backward(p pass, dOut *mat.Dense, wantParams bool) ([]layerGrad,
 			gw.Mul(p.post[l].T(), delta)
 			grads[l] = layerGrad{weights: gw, biases: columnSums(delta)}
 		}
+		if l == 0 && wantParams {
+			return grads, nil
+		}
 		rows, _ := delta.Dims()
 		dIn := mat.NewDense(rows, layer.Inputs, nil)
 		dIn.Mul(delta, layer.weights().T())
 		if l > 0 {
-			multiplyByActivationDerivative(m.Activation, dIn, p.pre[l-1])
+			multiplyByActivationDerivative(m.Activation, dIn, p.pre[l-1], p.post[l])
 		}
 		delta = dIn
 	}
