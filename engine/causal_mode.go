@@ -141,7 +141,8 @@ func (r *runner) causalBootstrap(ctx context.Context, Xt [][]float64) []map[stri
 // edgeData returns the held-out vectors an edge is tested on: the cause
 // (lagged by the edge's lag), the effect, and the conditioning columns
 // (the effect's other parents and neighbours; for lagged edges the
-// effect's own previous value).
+// effect's own previous value, unless that is the cause itself: a
+// variable's own lag-1 past, conditioned on itself, could never pass).
 func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][]float64) {
 	col := func(name string) []float64 { return pickRows(r.data.column(name), r.data.holdout) }
 	cause, effect := col(e.From), col(e.To)
@@ -152,6 +153,9 @@ func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][
 		}
 		x = cause[:n-e.Lag]
 		y = effect[e.Lag:]
+		if e.From == e.To && e.Lag == 1 {
+			return x, y, nil
+		}
 		Z = [][]float64{effect[e.Lag-1 : n-1]}
 		return x, y, Z
 	}

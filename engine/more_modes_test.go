@@ -153,6 +153,41 @@ func TestDiscoverLaggedCausal(t *testing.T) {
 	}
 }
 
+// A variable's own past is a claim like any other: an AR(1) series'
+// lag-1 self-edge passes its controls, and a second, independent white-noise
+// series gets no self-edge.
+func TestDiscoverLaggedSelfEdge(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	n := 600
+	tm, a, w := seqf(n), make([]float64, n), make([]float64, n)
+	for i := range a {
+		w[i] = rng.NormFloat64()
+		a[i] = rng.NormFloat64()
+		if i > 0 {
+			a[i] += 0.6 * a[i-1]
+		}
+	}
+	f := frameOf(t, []string{"t", "a", "w"}, tm, a, w)
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeCausal, Seed: 1,
+		Parameters: Parameters{Constraints: []string{"time:t"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self bool
+	for _, c := range res.Claims {
+		t.Logf("%s controls %+v", c.Summary, c.Evidence.NegativeControls)
+		if c.Cause == "a" && c.Effect == "a" && c.TemporalScope == "lag:1" {
+			self = c.Evidence.NegativeControlsPassed
+		}
+		if c.Cause == "w" && c.Effect == "w" && c.Evidence.NegativeControlsPassed {
+			t.Errorf("white noise w has a passing self-edge: %s", c.Summary)
+		}
+	}
+	if !self {
+		t.Fatal("a -> a at lag 1 with passing controls not found")
+	}
+}
+
 func TestTimeLimitReturnsBestSoFar(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	n := 300
