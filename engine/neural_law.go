@@ -45,7 +45,7 @@ func (r *runner) trainSurrogate(ctx context.Context, X [][]float64, y []float64,
 		return nil, err
 	}
 	probe := rowsOf(X, thin(seq(0, len(y)), separabilityRows))
-	s := &surrogate{model: m, structure: m.Separability(probe, 0)}
+	s := &surrogate{model: m, structure: m.Separability(probe)}
 	imp := m.Importance(probe)
 	top := 0.0
 	for _, v := range imp {

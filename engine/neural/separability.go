@@ -14,13 +14,6 @@ const (
 	NoStructure    = "none"
 )
 
-// DefaultSeparabilityTolerance is used when Separability is given tol <= 0.
-// Interaction strengths of exactly separable functions fitted by a surrogate
-// typically measure 0.01-0.06 (the fit is not perfect); the interaction in
-// x0*exp(x1) on x0 in [1,3], x1 in [0,1.5] measures about 0.2, and in
-// sin(x0*x1) on [-2,2]² about 0.9.
-const DefaultSeparabilityTolerance = 0.1
-
 // separabilitySamples caps the rows at which mixed partials are estimated.
 const separabilitySamples = 200
 
@@ -49,26 +42,29 @@ type Interactions struct {
 // groups it combines additively, y = f(group 1) + g(group 2) + ..., or
 // multiplicatively, y = f(group 1) * g(group 2) * ...
 //
-// Candidate splits come from two places (SplitCandidates): the interaction
-// graph of local mixed partials, in the manner of AI Feynman (features i and
-// j interact additively when ∂²f/∂x_i∂x_j is not negligible against tol,
-// DefaultSeparabilityTolerance when tol <= 0, and multiplicatively when the
-// same holds for log|f|), and merging from single features up. Whichever
-// proposes it, a split is claimed only when the surrogate, rebuilt from its
-// parts, stays within SplitTolerance of itself (SplitError). The local
-// strengths alone claimed false splits: they are relative to the whole
-// gradient, so a weak but real interaction, such as q·E beside a larger
-// q·B·v·sin θ, fell under tol (test/bench/README.md, "Update 5b"). Of the
-// splits that hold, the one with the most groups is claimed, additive
-// before multiplicative when they tie; none holding, the form is "none".
-func (m *Model) Separability(X [][]float64, tol float64) Structure {
+// Candidates are proposed two ways (SplitCandidates): by the local mixed
+// partials, in the manner of AI Feynman (features i and j interact
+// additively as strongly as ∂²f/∂x_i∂x_j is large, multiplicatively as the
+// same for log|f|), taking the groupings of that interaction graph at every
+// threshold; and, for up to maxMergeFeatures features, by merging from
+// single features the two groups whose union rebuilds best. SplitError
+// decides: a split is claimed only when the surrogate, rebuilt from its
+// parts, stays within SplitTolerance of itself. A fixed threshold on the
+// strengths alone claimed false splits: strengths are relative to the
+// whole gradient, so a weak but real interaction, such as q·E beside a
+// larger q·B·v·sin θ, fell under it (test/bench/README.md, "Update 5b").
+// Of the splits that hold, the one with the most groups is claimed,
+// additive before multiplicative when they tie; none holding, the form is
+// "none".
+func (m *Model) Separability(X [][]float64) Structure {
 	limit := m.SplitTolerance()
+	candidates, sp := m.splitCandidates(X)
 	var best *Structure
-	for _, s := range m.SplitCandidates(X, tol) {
+	for _, s := range candidates {
 		if best != nil && len(s.Groups) <= len(best.Groups) {
 			continue
 		}
-		if SplitError(m.Predict, X, s) <= limit {
+		if sp.err(s) <= limit {
 			best = &s
 		}
 	}
@@ -82,17 +78,29 @@ func (m *Model) Separability(X [][]float64, tol float64) Structure {
 	return Structure{Form: NoStructure, Groups: [][]int{all}}
 }
 
+// maxMergeFeatures bounds the merge chains of SplitCandidates: they cost
+// about p³/6 surrogate evaluations for p features, a fraction of a second
+// at 10. Wider data get only the hierarchy, O(p²) evaluations.
+const maxMergeFeatures = 12
+
 // SplitCandidates lists the splits Separability considers, additive ones
-// first: for each form, the components of the interaction graph above tol
-// and every coarser split made from them by merging the two groups whose
-// union leaves the smallest SplitError, down to two groups; then the same
-// merging started from single features. Multiplicative candidates need
-// log|f|, so f must keep one sign on X.
-func (m *Model) SplitCandidates(X [][]float64, tol float64) []Structure {
-	if tol <= 0 {
-		tol = DefaultSeparabilityTolerance
-	}
+// first. For each form: the connected components of the interaction graph
+// keeping only edges stronger than t, for every threshold t at which they
+// change, finest first (the single-linkage hierarchy of the strengths);
+// then, with at most maxMergeFeatures features, the chain of merges from
+// single features that each leave the smallest split error.
+// Multiplicative candidates need log|f|, so f must keep one sign on X.
+func (m *Model) SplitCandidates(X [][]float64) []Structure {
+	out, _ := m.splitCandidates(X)
+	return out
+}
+
+func (m *Model) splitCandidates(X [][]float64) ([]Structure, *splitter) {
 	strengths := m.InteractionStrengths(X)
+	if m.checkShape(X) == 0 {
+		return nil, nil
+	}
+	sp := newSplitter(m.Predict, X)
 	singles := make([][]int, m.NumInputs())
 	for j := range singles {
 		singles[j] = []int{j}
@@ -105,40 +113,37 @@ func (m *Model) SplitCandidates(X [][]float64, tol float64) []Structure {
 		if c.strength == nil {
 			continue
 		}
-		for _, start := range [][][]int{componentsAbove(c.strength, tol), singles} {
-			for s := (Structure{Form: c.form, Groups: start}); len(s.Groups) > 1; s = m.bestMerge(X, s) {
-				out = append(out, s)
-			}
+		out = append(out, hierarchy(c.form, c.strength)...)
+		if len(singles) <= maxMergeFeatures {
+			out = append(out, sp.mergeChain(Structure{Form: c.form, Groups: singles})...)
+		}
+	}
+	return out, sp
+}
+
+// hierarchy lists the splits of form whose groups are the components of
+// the graph with the edges stronger than t, for each threshold t at which
+// they change, finest first; the whole feature set is not listed.
+func hierarchy(form string, strength [][]float64) []Structure {
+	var thresholds []float64
+	for i := range strength {
+		thresholds = append(thresholds, strength[i][i+1:]...)
+	}
+	slices.Sort(thresholds)
+	slices.Reverse(thresholds)
+	var out []Structure
+	previous := -1
+	for _, t := range slices.Compact(thresholds) {
+		groups := componentsAbove(strength, t)
+		if len(groups) < 2 {
+			break
+		}
+		if len(groups) != previous {
+			out = append(out, Structure{Form: form, Groups: groups})
+			previous = len(groups)
 		}
 	}
 	return out
-}
-
-// bestMerge returns s with the two groups merged whose union leaves the
-// smallest split error.
-func (m *Model) bestMerge(X [][]float64, s Structure) Structure {
-	var best Structure
-	bestErr := math.Inf(1)
-	for a := range s.Groups {
-		for b := a + 1; b < len(s.Groups); b++ {
-			merged := Structure{Form: s.Form}
-			for g, group := range s.Groups {
-				switch g {
-				case a:
-					union := append(append([]int(nil), group...), s.Groups[b]...)
-					slices.Sort(union)
-					merged.Groups = append(merged.Groups, union)
-				case b:
-				default:
-					merged.Groups = append(merged.Groups, group)
-				}
-			}
-			if e := SplitError(m.Predict, X, merged); best.Groups == nil || e < bestErr {
-				best, bestErr = merged, e
-			}
-		}
-	}
-	return best
 }
 
 // InteractionStrengths estimates the mixed partials of the surrogate at up to

@@ -34,7 +34,7 @@ func TestSeparability(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := m.Separability(X, 0)
+		got := m.Separability(X)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: Separability = %+v, want %+v (strengths %+v)", c.name, got, c.want, m.InteractionStrengths(X))
 			continue
@@ -45,29 +45,46 @@ func TestSeparability(t *testing.T) {
 	}
 }
 
-func TestSeparabilityTolerance(t *testing.T) {
-	// x0*exp(x1) interacts additively. A tolerance above its strength
-	// proposes the additive split; the split error refuses it, and the
-	// claim is the multiplicative split, which holds, whatever the
-	// tolerance.
+// x0*exp(x1) interacts additively, however weakly its mixed partial
+// measures. The hierarchy proposes the additive split of x0 from x1; the
+// split error refuses it, and the claim is the multiplicative split, which
+// holds.
+func TestSeparabilityRefusesTheAdditiveSplitOfAProduct(t *testing.T) {
 	X := uniformColumns(22, 200, [2]float64{1, 3}, [2]float64{0, 1.5})
 	m, err := Train(context.Background(), X, targetOf(X, func(x []float64) float64 { return x[0] * math.Exp(x[1]) }), smallOptions(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	strength := m.InteractionStrengths(X).Additive[0][1]
-	above := m.SplitCandidates(X, strength*1.01)
-	if len(above) == 0 || above[0].Form != Additive {
-		t.Fatalf("tol just above the strength %g: candidates %+v, want the additive split first", strength, above)
+	candidates := m.SplitCandidates(X)
+	want := Structure{Form: Additive, Groups: [][]int{{0}, {1}}}
+	if len(candidates) == 0 || !reflect.DeepEqual(candidates[0], want) {
+		t.Fatalf("candidates %+v, want %+v first", candidates, want)
 	}
-	if e := SplitError(m.Predict, X, above[0]); e <= m.SplitTolerance() {
+	if e := SplitError(m.Predict, X, candidates[0]); e <= m.SplitTolerance() {
 		t.Fatalf("additive split of x0*exp(x1): split error %g within the tolerance %g", e, m.SplitTolerance())
 	}
-	if got := m.Separability(X, strength*1.01); got.Form != Multiplicative {
-		t.Fatalf("tol just above the strength %g: form %q, want multiplicative", strength, got.Form)
+	if got := m.Separability(X); got.Form != Multiplicative {
+		t.Fatalf("form %q, want multiplicative", got.Form)
 	}
-	if got := m.Separability(X, strength*0.99); got.Form != Multiplicative {
-		t.Fatalf("tol just below the strength %g: form %q, want multiplicative", strength, got.Form)
+}
+
+// The hierarchy of a graph with strengths 0.5 (0–2) and 0.2 (1–3): the
+// singletons, then {0, 2} joined, then both pairs.
+func TestSplitCandidatesFollowTheStrengths(t *testing.T) {
+	strength := [][]float64{
+		{0, 0, 0.5, 0},
+		{0, 0, 0, 0.2},
+		{0.5, 0, 0, 0},
+		{0, 0.2, 0, 0},
+	}
+	got := hierarchy(Additive, strength)
+	want := []Structure{
+		{Additive, [][]int{{0}, {1}, {2}, {3}}},
+		{Additive, [][]int{{0, 2}, {1}, {3}}},
+		{Additive, [][]int{{0, 2}, {1, 3}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("hierarchy %+v, want %+v", got, want)
 	}
 }
 
@@ -122,7 +139,7 @@ func TestMultiplicativeNeedsOneSign(t *testing.T) {
 	if s := m.InteractionStrengths(X); s.Multiplicative != nil {
 		t.Fatalf("multiplicative strengths %v for a sign-changing function", s.Multiplicative)
 	}
-	if got := m.Separability(X, 0); got.Form != NoStructure {
+	if got := m.Separability(X); got.Form != NoStructure {
 		t.Fatalf("form %q, want none", got.Form)
 	}
 }
@@ -166,7 +183,43 @@ func TestSeparabilityOfOneFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Separability(X, 0), (Structure{Form: NoStructure, Groups: [][]int{{0}}}); !reflect.DeepEqual(got, want) {
+	if got, want := m.Separability(X), (Structure{Form: NoStructure, Groups: [][]int{{0}}}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Separability = %+v, want %+v", got, want)
+	}
+}
+
+// Past maxMergeFeatures only the hierarchy is proposed, at most one
+// candidate per feature and form, so wide data stay cheap to check; narrower
+// data also get the merge chains.
+func TestWideDataGetOnlyTheHierarchy(t *testing.T) {
+	for _, p := range []int{4, maxMergeFeatures + 8} {
+		ranges := make([][2]float64, p)
+		for j := range ranges {
+			ranges[j] = [2]float64{1, 2}
+		}
+		X := uniformColumns(26, 200, ranges...)
+		y := targetOf(X, func(x []float64) float64 {
+			s := 0.0
+			for _, v := range x {
+				s += v * v
+			}
+			return s
+		})
+		m, err := Train(context.Background(), X, y, Options{Hidden: []int{8}, Epochs: 5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		strengths := m.InteractionStrengths(X)
+		fromHierarchy := len(hierarchy(Additive, strengths.Additive)) + len(hierarchy(Multiplicative, strengths.Multiplicative))
+		n := len(m.SplitCandidates(X))
+		if p > maxMergeFeatures && n != fromHierarchy {
+			t.Errorf("%d features: %d candidates, want the hierarchy's %d", p, n, fromHierarchy)
+		}
+		if p <= maxMergeFeatures && n <= fromHierarchy {
+			t.Errorf("%d features: %d candidates, no more than the hierarchy's %d", p, n, fromHierarchy)
+		}
+		if fromHierarchy > 2*(p-1) {
+			t.Errorf("%d features: the hierarchy has %d levels", p, fromHierarchy)
+		}
 	}
 }

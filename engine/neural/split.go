@@ -1,7 +1,9 @@
 package neural
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -26,33 +28,62 @@ func SplitError(f func(X [][]float64) []float64, X [][]float64, s Structure) flo
 	if len(s.Groups) < 2 || len(X) == 0 || len(X[0]) == 0 {
 		return 0
 	}
+	return newSplitter(f, X).err(s)
+}
+
+// splitter computes split errors of one function on one data set. Each
+// group's part, f with the group varying and the rest at the medians, is
+// evaluated once and reused by every structure that has the group.
+type splitter struct {
+	f        func(X [][]float64) []float64
+	X, held  [][]float64
+	full     []float64
+	atMedian float64
+	parts    map[string][]float64
+}
+
+// newSplitter needs X with at least one row.
+func newSplitter(f func(X [][]float64) []float64, X [][]float64) *splitter {
 	n := len(X[0])
-	medians := make([]float64, len(X))
 	held := make([][]float64, len(X))
 	for j, col := range X {
 		sorted := append([]float64(nil), col...)
 		sort.Float64s(sorted)
-		medians[j] = stat.Quantile(0.5, stat.Empirical, sorted, nil)
-		held[j] = constant(n, medians[j])
+		held[j] = constant(n, stat.Quantile(0.5, stat.Empirical, sorted, nil))
 	}
-	full := f(X)
-	atMedian := f(held)[0]
+	return &splitter{f: f, X: X, held: held, full: f(X), atMedian: f(held)[0], parts: map[string][]float64{}}
+}
+
+func (sp *splitter) part(group []int) []float64 {
+	key := fmt.Sprint(group)
+	if v, ok := sp.parts[key]; ok {
+		return v
+	}
+	cols := append([][]float64(nil), sp.held...)
+	for _, j := range group {
+		cols[j] = sp.X[j]
+	}
+	v := sp.f(cols)
+	sp.parts[key] = v
+	return v
+}
+
+func (sp *splitter) err(s Structure) float64 {
+	if len(s.Groups) < 2 {
+		return 0
+	}
+	n := len(sp.full)
 	k := float64(len(s.Groups))
 	approx := make([]float64, n)
 	for i := range approx {
 		if s.Form == Multiplicative {
-			approx[i] = 1 / math.Pow(atMedian, k-1)
+			approx[i] = 1 / math.Pow(sp.atMedian, k-1)
 		} else {
-			approx[i] = -(k - 1) * atMedian
+			approx[i] = -(k - 1) * sp.atMedian
 		}
 	}
 	for _, group := range s.Groups {
-		cols := append([][]float64(nil), held...)
-		for _, j := range group {
-			cols[j] = X[j]
-		}
-		part := f(cols)
-		for i, v := range part {
+		for i, v := range sp.part(group) {
 			if s.Form == Multiplicative {
 				approx[i] *= v
 			} else {
@@ -61,16 +92,55 @@ func SplitError(f func(X [][]float64) []float64, X [][]float64, s Structure) flo
 		}
 	}
 	var sse float64
-	for i, v := range full {
+	for i, v := range sp.full {
 		d := v - approx[i]
 		sse += d * d
 	}
-	sd := stat.StdDev(full, nil)
-	e := math.Sqrt(sse/float64(n)) / sd
-	if math.IsNaN(e) || math.IsInf(e, 0) || (s.Form == Multiplicative && atMedian == 0) {
+	e := math.Sqrt(sse/float64(n)) / stat.StdDev(sp.full, nil)
+	if math.IsNaN(e) || math.IsInf(e, 0) || (s.Form == Multiplicative && sp.atMedian == 0) {
 		return math.Inf(1)
 	}
 	return e
+}
+
+// mergeChain lists the splits made from start by repeatedly merging the
+// two groups whose union leaves the smallest split error, down to two
+// groups; start itself comes first.
+func (sp *splitter) mergeChain(start Structure) []Structure {
+	var out []Structure
+	for s := start; len(s.Groups) > 1; {
+		out = append(out, s)
+		var best Structure
+		bestErr := math.Inf(1)
+		for a := range s.Groups {
+			for b := a + 1; b < len(s.Groups); b++ {
+				merged := mergeGroups(s, a, b)
+				if e := sp.err(merged); best.Groups == nil || e < bestErr {
+					best, bestErr = merged, e
+				}
+			}
+		}
+		s = best
+	}
+	return out
+}
+
+// mergeGroups returns s with groups a < b joined at a's place; groups stay
+// sorted and ordered by their first feature.
+func mergeGroups(s Structure, a, b int) Structure {
+	merged := Structure{Form: s.Form}
+	for g, group := range s.Groups {
+		switch g {
+		case a:
+			union := append(append([]int(nil), group...), s.Groups[b]...)
+			slices.Sort(union)
+			merged.Groups = append(merged.Groups, union)
+		case b:
+		default:
+			merged.Groups = append(merged.Groups, group)
+		}
+	}
+	return merged
 }
 
 func constant(n int, v float64) []float64 {
@@ -96,8 +166,8 @@ func (m *Model) SplitTolerance() float64 {
 // Calibration of SplitTolerance on the Feynman benchmark's 100 cases
 // (`enginebench splits`, test/bench/README.md "Update 5b"). Over the split
 // candidates of surrogates trained as the neural mode does, splits that
-// hold rebuilt to 0.42–1.85 times the surrogate's fit error (median 0.98),
-// splits that do not to a median of 7.6 times. The ceiling keeps out
+// hold rebuilt to 0.42–1.85 times the surrogate's fit error (median 1.05),
+// splits that do not to a median of 8.5 times. The ceiling keeps out
 // interactions of 4–5 % (I.12.11's q·Ef, I.10.7, I.15.1) that a surrogate
 // fitting to 3–4 % cannot tell from its own error; the false splits left
 // are within 3 % of holding on the data (I.48.2, III.4.33, II.24.17).

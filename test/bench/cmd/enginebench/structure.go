@@ -224,7 +224,7 @@ func splitsOf(path string, eq bench.Equation, seed int64) (splitRecord, error) {
 	}
 	truth := equationFunc(eq)
 	r.ValR2, r.Tolerance = m.ValidationR2(), m.SplitTolerance()
-	for _, s := range m.SplitCandidates(probe, 0) {
+	for _, s := range m.SplitCandidates(probe) {
 		r.Candidates = append(r.Candidates, splitCandidate{Form: s.Form, Groups: s.Groups,
 			Surrogate: neural.SplitError(m.Predict, probe, s), Truth: neural.SplitError(truth, probe, s)})
 	}
