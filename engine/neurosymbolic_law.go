@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
-
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/discolab/disco/engine/neural"
 	"github.com/discolab/disco/engine/symbolic"
@@ -25,8 +22,8 @@ import (
 // fitted on the data rather than on the surrogate, and a decomposition that
 // is wrong costs a seed, not the law. When the combined parts were the law
 // itself, rescaled by a + b·f, this mode recovered 13/50 Feynman laws
-// without noise and 14/50 at 1 %; as seeds, 43/50 and 38/50, level with
-// symbolic mode (test/bench/README.md, "Update 5").
+// without noise and 14/50 at 1 %; as seeds, 45/50 and 39/50, level with
+// symbolic mode (test/bench/README.md, "Update 5" and "5d").
 func (r *runner) neuroSymbolicLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, lawFitter, error) {
 	s, err := r.pretrain(ctx, target, y)
 	if err != nil {
@@ -80,9 +77,10 @@ func (r *runner) surrogateSeeds(ctx context.Context, s *surrogate, X [][]float64
 		}
 		return []*symbolic.Model{res.Best}, nil
 	}
+	partials := neural.Partials(s.model.Predict, X, groups)
 	parts := make([]*symbolic.Model, len(groups))
 	for g, cols := range groups {
-		m, err := r.fitPart(ctx, s.model, X, cols, partEffort, seed+int64(g))
+		m, err := r.fitPart(ctx, X, cols, partials[g], partEffort, seed+int64(g))
 		if err != nil {
 			return nil, err
 		}
@@ -95,26 +93,9 @@ func (r *runner) surrogateSeeds(ctx context.Context, s *surrogate, X [][]float64
 	return []*symbolic.Model{combined}, nil
 }
 
-// fitPart fits the partial function of group cols: the surrogate with every
-// other feature held at its median.
-func (r *runner) fitPart(ctx context.Context, m *neural.Model, X [][]float64, cols []int, effort float64, seed int64) (*symbolic.Model, error) {
-	inGroup := map[int]bool{}
-	for _, j := range cols {
-		inGroup[j] = true
-	}
-	held := make([][]float64, len(X))
-	for j := range X {
-		if inGroup[j] {
-			held[j] = X[j]
-			continue
-		}
-		med := median(X[j])
-		held[j] = make([]float64, len(X[j]))
-		for i := range held[j] {
-			held[j][i] = med
-		}
-	}
-	partial := m.Predict(held)
+// fitPart fits group cols' partial function, the surrogate with every
+// other feature held at its median (neural.Partials).
+func (r *runner) fitPart(ctx context.Context, X [][]float64, cols []int, partial []float64, effort float64, seed int64) (*symbolic.Model, error) {
 	sub := make([][]float64, len(cols))
 	names := make([]string, len(cols))
 	for k, j := range cols {
@@ -128,10 +109,4 @@ func (r *runner) fitPart(ctx context.Context, m *neural.Model, X [][]float64, co
 		return nil, fmt.Errorf("symbolic regression returned no model for %s", strings.Join(names, ", "))
 	}
 	return res.Best, nil
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return stat.Quantile(0.5, stat.Empirical, s, nil)
 }

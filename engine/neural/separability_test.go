@@ -223,3 +223,17 @@ func TestWideDataGetOnlyTheHierarchy(t *testing.T) {
 		}
 	}
 }
+
+// Each part is f with its group varying and the other features at their
+// medians: for x0 + x1², the parts are x0 + m1² and m0 + x1².
+func TestPartials(t *testing.T) {
+	X := [][]float64{{1, 2, 3, 4, 5}, {2, 4, 6, 8, 10}} // medians 3 and 6
+	f := func(X [][]float64) []float64 {
+		return targetOf(X, func(x []float64) float64 { return x[0] + x[1]*x[1] })
+	}
+	got := Partials(f, X, [][]int{{0}, {1}})
+	want := [][]float64{{37, 38, 39, 40, 41}, {7, 19, 39, 67, 103}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Partials = %v, want %v", got, want)
+	}
+}

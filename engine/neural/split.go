@@ -31,6 +31,20 @@ func SplitError(f func(X [][]float64) []float64, X [][]float64, s Structure) flo
 	return newSplitter(f, X).err(s)
 }
 
+// Partials returns, for each group, f on the rows of X (column-major) with
+// the group's features varying and every other feature held at its median:
+// the part f_G(x_G) of a split, up to an additive or multiplicative
+// constant. SplitError rebuilds f from these parts, and the neuro-symbolic
+// mode fits its symbolic parts to them. X needs at least one row.
+func Partials(f func(X [][]float64) []float64, X [][]float64, groups [][]int) [][]float64 {
+	sp := newSplitter(f, X)
+	out := make([][]float64, len(groups))
+	for g, group := range groups {
+		out[g] = sp.part(group)
+	}
+	return out
+}
+
 // splitter computes split errors of one function on one data set. Each
 // group's part, f with the group varying and the rest at the medians, is
 // evaluated once and reused by every structure that has the group.
@@ -38,11 +52,13 @@ type splitter struct {
 	f        func(X [][]float64) []float64
 	X, held  [][]float64
 	full     []float64
+	sd       float64 // standard deviation of full, the unit of split errors
 	atMedian float64
 	parts    map[string][]float64
 }
 
-// newSplitter needs X with at least one row.
+// newSplitter needs X with at least one row. f is evaluated on X and at the
+// medians only when a split error needs them.
 func newSplitter(f func(X [][]float64) []float64, X [][]float64) *splitter {
 	n := len(X[0])
 	held := make([][]float64, len(X))
@@ -51,7 +67,16 @@ func newSplitter(f func(X [][]float64) []float64, X [][]float64) *splitter {
 		sort.Float64s(sorted)
 		held[j] = constant(n, stat.Quantile(0.5, stat.Empirical, sorted, nil))
 	}
-	return &splitter{f: f, X: X, held: held, full: f(X), atMedian: f(held)[0], parts: map[string][]float64{}}
+	return &splitter{f: f, X: X, held: held, parts: map[string][]float64{}}
+}
+
+// whole evaluates f on X and at the medians, once.
+func (sp *splitter) whole() {
+	if sp.full == nil {
+		sp.full = sp.f(sp.X)
+		sp.sd = stat.StdDev(sp.full, nil)
+		sp.atMedian = sp.f(sp.held)[0]
+	}
 }
 
 func (sp *splitter) part(group []int) []float64 {
@@ -72,6 +97,7 @@ func (sp *splitter) err(s Structure) float64 {
 	if len(s.Groups) < 2 {
 		return 0
 	}
+	sp.whole()
 	n := len(sp.full)
 	k := float64(len(s.Groups))
 	approx := make([]float64, n)
@@ -96,7 +122,7 @@ func (sp *splitter) err(s Structure) float64 {
 		d := v - approx[i]
 		sse += d * d
 	}
-	e := math.Sqrt(sse/float64(n)) / stat.StdDev(sp.full, nil)
+	e := math.Sqrt(sse/float64(n)) / sp.sd
 	if math.IsNaN(e) || math.IsInf(e, 0) || (s.Form == Multiplicative && sp.atMedian == 0) {
 		return math.Inf(1)
 	}
@@ -164,13 +190,14 @@ func (m *Model) SplitTolerance() float64 {
 }
 
 // Calibration of SplitTolerance on the Feynman benchmark's 100 cases
-// (`enginebench splits`, test/bench/README.md "Update 5b"). Over the split
-// candidates of surrogates trained as the neural mode does, splits that
-// hold rebuilt to 0.42–1.85 times the surrogate's fit error (median 1.05),
-// splits that do not to a median of 8.5 times. The ceiling keeps out
-// interactions of 4–5 % (I.12.11's q·Ef, I.10.7, I.15.1) that a surrogate
-// fitting to 3–4 % cannot tell from its own error; the false splits left
-// are within 3 % of holding on the data (I.48.2, III.4.33, II.24.17).
+// (`enginebench splits` with the default training; test/bench/README.md
+// "Update 5b" and "5d", results/neural-structure/splits-lr.json). Over the
+// split candidates of surrogates trained as the neural mode does, splits
+// that hold rebuild to 0.33–2.10 times the surrogate's fit error (median
+// 0.94), splits that do not to a median of 14 times. The ceiling keeps out
+// a 4.7 % interaction (I.10.7) that a surrogate fitting to 2–3 % cannot
+// tell from its own error; the false splits left are within 3 % of holding
+// on the data (I.48.2, III.4.33, II.24.17).
 const (
 	splitErrorFloor       = 0.02
 	splitErrorPerFitError = 1.5
