@@ -32,11 +32,10 @@ func multiplyByActivationDerivative(name string, g, z, a *mat.Dense) {
 		}
 		return
 	}
-	d := activationDerivative(name)
 	for i := range rows {
 		gr, zr := g.RawRowView(i), z.RawRowView(i)
-		for j := range gr {
-			gr[j] *= d(zr[j])
+		for j, v := range zr {
+			gr[j] *= siluDerivative(v)
 		}
 	}
 }
@@ -48,17 +47,10 @@ func activationFunc(name string) func(float64) float64 {
 	return math.Tanh
 }
 
-func activationDerivative(name string) func(float64) float64 {
-	if name == SiLU {
-		return func(v float64) float64 {
-			s := sigmoid(v)
-			return s * (1 + v*(1-s))
-		}
-	}
-	return func(v float64) float64 {
-		t := math.Tanh(v)
-		return 1 - t*t
-	}
+// siluDerivative is d/dv of v·σ(v).
+func siluDerivative(v float64) float64 {
+	s := sigmoid(v)
+	return s * (1 + v*(1-s))
 }
 
 func sigmoid(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
