@@ -3,6 +3,7 @@ package symbolic
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Combine joins models fitted on subsets of the inputs into one seed over
@@ -50,30 +51,17 @@ func (g *grammar) allows(t tree) bool {
 	if !t.valid() || !g.fits(t) {
 		return false
 	}
-	ok := map[opcode]bool{opConst: true}
-	for _, o := range g.binary {
-		ok[o] = true
-	}
-	for _, o := range g.unary {
-		ok[o] = true
-	}
-	vars := map[int32]bool{}
-	for _, v := range g.vars {
-		vars[int32(v)] = true
-	}
-	exps := map[float64]bool{}
-	for _, k := range g.exponents {
-		exps[k] = true
-	}
+	b := newTermBuilder(g)
 	for _, n := range t {
 		switch {
+		case n.op == opConst:
 		case n.op == opVar:
-			if !vars[n.v] {
+			if !slices.Contains(g.vars, int(n.v)) {
 				return false
 			}
-		case !ok[n.op]:
+		case !b.has[n.op]:
 			return false
-		case n.op == opPow && !exps[n.c]:
+		case n.op == opPow && !b.exponents[n.c]:
 			return false
 		}
 	}
