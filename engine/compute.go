@@ -65,15 +65,18 @@ func EstimateComputeUnits(rows, cols int, spec Spec) int {
 		controlUnits = 2
 	}
 	cells := float64(rows) * float64(cols)
-	symbolicWork := float64(targets)*symbolicGenerations(spec)/symbolicGenerationsPerUnit + cells/symbolicCellsPerUnit
+	surrogateOrGraph := func() float64 {
+		return cells / 1000 * modeFactor(cols, spec) * float64(targets) * cvFactor(spec)
+	}
+	search := float64(targets)*symbolicGenerations(spec)/symbolicGenerationsPerUnit + cells/symbolicCellsPerUnit
 	var work float64
 	switch spec.Mode {
 	case ModeNeural, ModeCausal:
-		work = cells / 1000 * modeFactor(cols, spec) * float64(targets) * cvFactor(spec)
+		work = surrogateOrGraph()
 	case ModeNeuroSymbolic:
-		work = cells/1000*modeFactor(cols, spec)*float64(targets)*cvFactor(spec) + symbolicWork
+		work = surrogateOrGraph() + search
 	default: // symbolic, the engine's default mode
-		work = symbolicWork
+		work = search
 	}
 	units := int(math.Ceil(work)) + controlUnits
 	if limit := int(math.Ceil(spec.TimeLimit.Seconds())); limit > 0 && units > limit {
