@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand"
 	"sync"
 	"testing"
@@ -24,6 +25,22 @@ func uniform(rng *rand.Rand, n int, lo, hi float64) []float64 {
 		v[i] = lo + (hi-lo)*rng.Float64()
 	}
 	return v
+}
+
+// separableSample draws a, b, c uniformly from [-1, 1] and returns them
+// with y = a·b + sin(2c), plus Gaussian noise of the given SD when it is
+// positive: additive in {a, b} and {c}, the structure the neural tests
+// look for.
+func separableSample(rng *rand.Rand, n int, noise float64) (a, b, c, y []float64) {
+	a, b, c = uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
+	y = make([]float64, n)
+	for i := range y {
+		y[i] = a[i]*b[i] + math.Sin(2*c[i])
+		if noise > 0 {
+			y[i] += noise * rng.NormFloat64()
+		}
+	}
+	return a, b, c, y
 }
 
 func gaussian(rng *rand.Rand, n int) []float64 {

@@ -13,13 +13,7 @@ import (
 )
 
 func TestDiscoverNeuroSymbolicCombinesParts(t *testing.T) {
-	rng := rand.New(rand.NewSource(6))
-	n := 300
-	a, b, c := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
-	y := make([]float64, n)
-	for i := range y {
-		y[i] = a[i]*b[i] + math.Sin(2*c[i]) + 0.01*rng.NormFloat64()
-	}
+	a, b, c, y := separableSample(rand.New(rand.NewSource(6)), 300, 0.01)
 	f := frameOf(t, []string{"a", "b", "c", "y"}, a, b, c, y)
 	rec := &recorder{}
 	res, err := Discover(context.Background(), f, Spec{Mode: ModeNeuroSymbolic, Targets: []string{"y"}, Seed: 2,
@@ -44,13 +38,7 @@ func TestDiscoverNeuroSymbolicCombinesParts(t *testing.T) {
 // inputs: each part is fitted on the surrogate's partial function, and their
 // sum reproduces the law before the search on the real target starts.
 func TestSurrogateSeedsCombineTheParts(t *testing.T) {
-	rng := rand.New(rand.NewSource(6))
-	n := 300
-	a, b, c := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
-	y := make([]float64, n)
-	for i := range y {
-		y[i] = a[i]*b[i] + math.Sin(2*c[i])
-	}
+	a, b, c, y := separableSample(rand.New(rand.NewSource(6)), 300, 0)
 	X := [][]float64{a, b, c}
 	spec := Spec{Mode: ModeNeuroSymbolic, Parameters: Parameters{Epochs: 1000}}
 	r := &runner{plan: &plan{spec: spec, constraints: &Constraints{}, hidden: []int{32, 32}},

@@ -32,13 +32,7 @@ func TestDiscoverNeuralRefusesASplitThatDoesNotHold(t *testing.T) {
 }
 
 func TestDiscoverNeuralReportsSeparableForm(t *testing.T) {
-	rng := rand.New(rand.NewSource(2))
-	n := 400
-	a, b, c := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
-	y := make([]float64, n)
-	for i := range y {
-		y[i] = a[i]*b[i] + math.Sin(2*c[i])
-	}
+	a, b, c, y := separableSample(rand.New(rand.NewSource(2)), 400, 0)
 	f := frameOf(t, []string{"a", "b", "c", "y"}, a, b, c, y)
 	rec := &recorder{}
 	spec := Spec{Mode: ModeNeural, Targets: []string{"y"}, Seed: 3, Parameters: Parameters{Epochs: 1000, NeuralBackbone: "mlp-2x32"}}
