@@ -95,6 +95,16 @@ func main() {
 	}
 }
 
+// readManifest reads DIR/manifest.json, written by gen.
+func readManifest(dir string) (manifest, error) {
+	var m manifest
+	body, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(body, &m)
+}
+
 // pickEquations returns n equations spread evenly over the table (all when
 // n <= 0 or n >= the table size), or those named in only.
 func pickEquations(n int, only string) []bench.Equation {
@@ -286,12 +296,8 @@ func run(args []string) error {
 	if *casesDir == "" || *out == "" {
 		return fmt.Errorf("run: -cases and -out are required")
 	}
-	var m manifest
-	body, err := os.ReadFile(filepath.Join(*casesDir, "manifest.json"))
+	m, err := readManifest(*casesDir)
 	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, &m); err != nil {
 		return err
 	}
 	pcs := map[string]peerGraph{}

@@ -54,14 +54,13 @@ func structureOf(claim, name, path string) (*structureCheck, string) {
 
 // checkStructure parses a neural claim and tests it on the true function.
 func checkStructure(claim string, eq bench.Equation, f *data.Frame) (*structureCheck, error) {
-	names := make([]string, len(eq.Vars))
-	index := map[string]int{}
-	for j, v := range eq.Vars {
-		names[j], index[v.Name] = v.Name, j
-	}
-	X, err := f.Matrix(names)
+	X, err := inputsOf(eq, f)
 	if err != nil {
 		return nil, err
+	}
+	index := map[string]int{}
+	for j, v := range eq.Vars {
+		index[v.Name] = j
 	}
 	s, err := parseStructure(claim, index)
 	if err != nil {
@@ -163,12 +162,8 @@ func splits(args []string) error {
 	if *casesDir == "" || *out == "" {
 		return fmt.Errorf("splits: -cases and -out are required")
 	}
-	var m manifest
-	body, err := os.ReadFile(filepath.Join(*casesDir, "manifest.json"))
+	m, err := readManifest(*casesDir)
 	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, &m); err != nil {
 		return err
 	}
 	var records []splitRecord
@@ -198,11 +193,7 @@ func splitsOf(path string, eq bench.Equation, seed int64) (splitRecord, error) {
 	if err != nil {
 		return r, err
 	}
-	names := make([]string, len(eq.Vars))
-	for j, v := range eq.Vars {
-		names[j] = v.Name
-	}
-	X, err := f.Matrix(names)
+	X, err := inputsOf(eq, f)
 	if err != nil {
 		return r, err
 	}
@@ -229,6 +220,15 @@ func splitsOf(path string, eq bench.Equation, seed int64) (splitRecord, error) {
 			Surrogate: neural.SplitError(m.Predict, probe, s), Truth: neural.SplitError(truth, probe, s)})
 	}
 	return r, nil
+}
+
+// inputsOf returns the equation's input columns of a case, in eq.Vars order.
+func inputsOf(eq bench.Equation, f *data.Frame) ([][]float64, error) {
+	names := make([]string, len(eq.Vars))
+	for j, v := range eq.Vars {
+		names[j] = v.Name
+	}
+	return f.Matrix(names)
 }
 
 func equationNamed(name string) (bench.Equation, bool) {
