@@ -34,6 +34,7 @@ const (
 	NegativeControlEvaluated = "negative_control_evaluated"
 	PolicyEvaluated          = "policy_evaluated"
 	TruthDialScoreChanged    = "truth_dial_score_changed"
+	PolicyChanged            = "policy_changed" // a project's or campaign's governance settings changed
 )
 
 // GenesisHash is the prev_hash of a project's first entry.
