@@ -21,12 +21,17 @@ type Policy struct {
 	Ceiling         discov1.Tier
 	ProjectCeiling  discov1.Tier
 	CampaignCeiling discov1.Tier // "" when the campaign sets none
-	Threshold       float64
+	// Threshold is the project's Truth Dial threshold (a campaign sets none).
+	Threshold float64
+	// RequireControls is true when the project or the campaign requires negative controls.
 	RequireControls bool
 	AutoPromoteTo   discov1.Tier // "" when the campaign sets none
 }
 
 // PolicyFor combines a project's governance with its campaign's (campaign may be nil).
+// The combination is the stricter of the two on every rule (issue 17): the lower
+// ceiling, the higher threshold, and negative controls required when either requires
+// them. A campaign can narrow its project's governance, never widen it.
 func PolicyFor(project *discov1.Project, campaign *discov1.Campaign) Policy {
 	g := project.Spec.Settings.Governance
 	p := Policy{
@@ -46,8 +51,8 @@ func PolicyFor(project *discov1.Project, campaign *discov1.Campaign) Policy {
 				p.Ceiling = cg.PromotionCeiling
 			}
 		}
-		if cg.RequireNegativeControls != nil {
-			p.RequireControls = *cg.RequireNegativeControls
+		if ptr.Deref(cg.RequireNegativeControls, false) {
+			p.RequireControls = true
 		}
 		p.AutoPromoteTo = cg.AutoPromoteTo
 	}

@@ -16,7 +16,7 @@ func project(ceiling discov1.Tier, threshold float64, controls bool) *discov1.Pr
 func TestPolicyForTakesTheLowerCeiling(t *testing.T) {
 	p := PolicyFor(project(discov1.TierPublish, 0.8, true), &discov1.Campaign{Spec: discov1.CampaignSpec{
 		Governance: discov1.CampaignGovernance{PromotionCeiling: discov1.TierValidate, RequireNegativeControls: ptr.To(false), AutoPromoteTo: discov1.TierValidate}}})
-	if p.Ceiling != discov1.TierValidate || p.RequireControls || p.AutoPromoteTo != discov1.TierValidate || p.Threshold != 0.8 {
+	if p.Ceiling != discov1.TierValidate || !p.RequireControls || p.AutoPromoteTo != discov1.TierValidate || p.Threshold != 0.8 {
 		t.Fatalf("policy = %+v", p)
 	}
 	p = PolicyFor(project(discov1.TierExplore, 0.8, true), &discov1.Campaign{Spec: discov1.CampaignSpec{
@@ -27,6 +27,40 @@ func TestPolicyForTakesTheLowerCeiling(t *testing.T) {
 	p = PolicyFor(&discov1.Project{}, nil)
 	if p.Ceiling != DefaultCeiling || p.Threshold != DefaultThreshold || !p.RequireControls {
 		t.Fatalf("defaults = %+v", p)
+	}
+}
+
+// TestPolicyForIsTheStricterOfProjectAndCampaign: a campaign can narrow its project's
+// governance but never widen it (issue 17).
+func TestPolicyForIsTheStricterOfProjectAndCampaign(t *testing.T) {
+	camp := func(ceiling discov1.Tier, controls *bool) *discov1.Campaign {
+		return &discov1.Campaign{Spec: discov1.CampaignSpec{Governance: discov1.CampaignGovernance{PromotionCeiling: ceiling, RequireNegativeControls: controls}}}
+	}
+	cases := []struct {
+		name         string
+		project      *discov1.Project
+		campaign     *discov1.Campaign
+		ceiling      discov1.Tier
+		threshold    float64
+		wantControls bool
+	}{
+		{"campaign cannot switch controls off", project(discov1.TierPublish, 0.9, true), camp("", ptr.To(false)), discov1.TierPublish, 0.9, true},
+		{"campaign can switch controls on", project(discov1.TierPublish, 0.9, false), camp("", ptr.To(true)), discov1.TierPublish, 0.9, true},
+		{"campaign leaves controls to the project", project(discov1.TierPublish, 0.9, false), camp("", nil), discov1.TierPublish, 0.9, false},
+		{"both off", project(discov1.TierPublish, 0.9, false), camp("", ptr.To(false)), discov1.TierPublish, 0.9, false},
+		{"campaign cannot raise the ceiling", project(discov1.TierValidate, 0.5, true), camp(discov1.TierPublish, nil), discov1.TierValidate, 0.5, true},
+		{"campaign lowers the ceiling", project(discov1.TierPublish, 0.5, true), camp(discov1.TierExplore, nil), discov1.TierExplore, 0.5, true},
+		{"no campaign", project(discov1.TierPublish, 0.2, false), nil, discov1.TierPublish, 0.2, false},
+	}
+	for _, c := range cases {
+		p := PolicyFor(c.project, c.campaign)
+		if p.Ceiling != c.ceiling || p.Threshold != c.threshold || p.RequireControls != c.wantControls {
+			t.Errorf("%s: policy = %+v", c.name, p)
+		}
+		// A claim whose controls failed is refused whenever either side requires them.
+		if e := Evaluate(p, 0.99, false, discov1.TierExplore); (e.Constraint == ConstraintControls) != c.wantControls {
+			t.Errorf("%s: evaluation %+v", c.name, e)
+		}
 	}
 }
 
