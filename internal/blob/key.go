@@ -43,3 +43,33 @@ func ValidateKey(key string) error {
 	}
 	return nil
 }
+
+// ---- Run keys (issue 14 item 3, issue 17 item 2) ----
+//
+// Every blob of a run lies under runs/<tenant id>/<namespace>/<run name>/<run uid>/. The
+// tenant and namespace keep tenants apart (runs of two tenants may share a name); the
+// object's uid keeps a run apart from an earlier run of the same name. Readers accept only
+// keys under the run's own prefix: see RunRef and Bucket.GetRun.
+
+// RunPrefix is the prefix of every blob of one run.
+func RunPrefix(tenantID, namespace, runName, runUID string) string {
+	return "runs/" + tenantID + "/" + namespace + "/" + runName + "/" + runUID + "/"
+}
+
+// RunResultsKey is where a run's results.json is stored.
+func RunResultsKey(tenantID, namespace, runName, runUID string) string {
+	return RunPrefix(tenantID, namespace, runName, runUID) + "results.json"
+}
+
+// RunArtifactKey is where one artifact of a run is stored.
+func RunArtifactKey(tenantID, namespace, runName, runUID, artifactID, name string) string {
+	return RunPrefix(tenantID, namespace, runName, runUID) + "artifacts/" + artifactID + "-" + name
+}
+
+// LegacyRunPrefix is where runs stored their blobs before keys named the tenant
+// (runs/<name>/). Nothing is written there any more; it is read only for runs stored
+// then (RunRef.OwnsLegacy).
+func LegacyRunPrefix(runName string) string { return "runs/" + runName + "/" }
+
+// LegacyRunResultsKey is results.json under LegacyRunPrefix.
+func LegacyRunResultsKey(runName string) string { return LegacyRunPrefix(runName) + "results.json" }
