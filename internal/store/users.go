@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -20,7 +21,14 @@ type User struct {
 	Username     string
 	PasswordHash string
 	CreatedAt    time.Time
+	// DisabledAt is set while the user may not sign in; their sessions are refused too.
+	DisabledAt *time.Time
+	// SessionsRevokedAt ends every session that signed in before it.
+	SessionsRevokedAt *time.Time
 }
+
+// passwordCost is the bcrypt cost of stored passwords.
+const passwordCost = bcrypt.DefaultCost
 
 // CreateUser stores a new user with a bcrypt hash of password. A taken username
 // gives ErrConflict.
@@ -29,7 +37,7 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, username, password str
 	if tenantID == "" || username == "" || password == "" {
 		return User{}, errors.New("store: tenant, username and password are required")
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), passwordCost)
 	if err != nil {
 		return User{}, fmt.Errorf("store: hash password: %w", err)
 	}
@@ -60,13 +68,96 @@ func (u User) CheckPassword(password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) == nil
 }
 
+// Disabled reports whether the user is disabled.
+func (u User) Disabled() bool { return u.DisabledAt != nil }
+
+// SessionAllowed reports whether a session that signed in at authTime still speaks for
+// the user: the user is not disabled and their sessions were not revoked after it.
+func (u User) SessionAllowed(authTime time.Time) bool {
+	return u.DisabledAt == nil && (u.SessionsRevokedAt == nil || !authTime.Before(*u.SessionsRevokedAt))
+}
+
+// dummyPasswordHash is compared against when a username is unknown, so a sign-in takes
+// as long whether or not the user exists (OWASP Authentication Cheat Sheet, "Login
+// Throttling" and "Authentication Responses": no user enumeration through timing).
+var dummyPasswordHash = sync.OnceValue(func() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("disco: no such user"), passwordCost)
+	if err != nil {
+		panic(err) // only a cost out of range fails, and passwordCost is a constant in range
+	}
+	return h
+})
+
+// compareHash is bcrypt's comparison; a variable so tests can count comparisons.
+var compareHash = bcrypt.CompareHashAndPassword
+
+// VerifyPassword looks the username up and compares password with its hash. It returns
+// the user and ok = true only when both succeed; an unknown username is compared against
+// a dummy hash of the same cost, so the answer takes as long either way. err is only for
+// a failing database. Callers still check the tenant and Disabled.
+func (s *Store) VerifyPassword(ctx context.Context, username, password string) (u User, ok bool, err error) {
+	u, err = s.UserByUsername(ctx, username)
+	hash := []byte(u.PasswordHash)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		hash = dummyPasswordHash()
+	case err != nil:
+		return User{}, false, err
+	}
+	match := compareHash(hash, []byte(password)) == nil
+	if err != nil || !match {
+		return User{}, false, nil
+	}
+	return u, true, nil
+}
+
+// DisableUser disables the user and ends every session they hold; a disabled user stays
+// disabled (the first time is kept). Unknown usernames give ErrNotFound.
+func (s *Store) DisableUser(ctx context.Context, username string) error {
+	now := millis(s.Now())
+	return s.updateUser(ctx, username, `disabled_at = COALESCE(disabled_at, ?), sessions_revoked_at = ?`, now, now)
+}
+
+// EnableUser lets a disabled user sign in again. Sessions ended by DisableUser stay
+// ended. Unknown usernames give ErrNotFound.
+func (s *Store) EnableUser(ctx context.Context, username string) error {
+	return s.updateUser(ctx, username, `disabled_at = NULL`)
+}
+
+// DeleteUser removes the user. Their sessions end with them: a session is only accepted
+// while its user exists. Unknown usernames give ErrNotFound.
+func (s *Store) DeleteUser(ctx context.Context, username string) error {
+	res, err := s.db.ExecContext(ctx, s.Rebind(`DELETE FROM users WHERE username = ?`), strings.TrimSpace(username))
+	if err != nil {
+		return fmt.Errorf("store: delete user: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: no user %q", ErrNotFound, username)
+	}
+	return nil
+}
+
+func (s *Store) updateUser(ctx context.Context, username, set string, args ...any) error {
+	username = strings.TrimSpace(username)
+	res, err := s.db.ExecContext(ctx, s.Rebind(`UPDATE users SET `+set+` WHERE username = ?`), append(args, username)...)
+	if err != nil {
+		return fmt.Errorf("store: update user: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: no user %q", ErrNotFound, username)
+	}
+	return nil
+}
+
 func (s *Store) userWhere(ctx context.Context, cond string, arg any) (User, error) {
 	var (
-		u       User
-		created int64
+		u                 User
+		created           int64
+		disabled, revoked sql.NullInt64
 	)
-	err := s.db.QueryRowContext(ctx, s.Rebind(`SELECT id, tenant_id, username, password_hash, created_at FROM users WHERE `+cond), arg).
-		Scan(&u.ID, &u.TenantID, &u.Username, &u.PasswordHash, &created)
+	err := s.db.QueryRowContext(ctx, s.Rebind(`SELECT id, tenant_id, username, password_hash, created_at, disabled_at, sessions_revoked_at
+		FROM users WHERE `+cond), arg).
+		Scan(&u.ID, &u.TenantID, &u.Username, &u.PasswordHash, &created, &disabled, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, ErrNotFound
 	}
@@ -74,5 +165,6 @@ func (s *Store) userWhere(ctx context.Context, cond string, arg any) (User, erro
 		return User{}, fmt.Errorf("store: read user: %w", err)
 	}
 	u.CreatedAt = fromMillis(created)
+	u.DisabledAt, u.SessionsRevokedAt = timePtr(disabled), timePtr(revoked)
 	return u, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
@@ -39,6 +40,49 @@ func TestUsers(t *testing.T) {
 		}
 		if _, err := st.UserByUsername(ctx, "grace"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown username: err = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// Disabling a user ends the sessions they signed in to before; enabling lets them sign in
+// again without reviving those; deleting removes them (issue 17).
+func TestUserDisableEnableDelete(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+		st.SetClock(func() time.Time { return now })
+		if _, err := st.CreateUser(ctx, "ten_a", "ada", "correct horse"); err != nil {
+			t.Fatal(err)
+		}
+		signedIn := now.Add(-time.Hour)
+		if u, _ := st.UserByUsername(ctx, "ada"); u.Disabled() || !u.SessionAllowed(signedIn) {
+			t.Fatalf("new user %+v", u)
+		}
+		if err := st.DisableUser(ctx, "ada"); err != nil {
+			t.Fatal(err)
+		}
+		u, err := st.UserByUsername(ctx, "ada")
+		if err != nil || !u.Disabled() || u.SessionAllowed(signedIn) || u.SessionAllowed(now.Add(time.Hour)) {
+			t.Fatalf("disabled user %+v, %v", u, err)
+		}
+		now = now.Add(time.Minute)
+		if err := st.EnableUser(ctx, "ada"); err != nil {
+			t.Fatal(err)
+		}
+		u, _ = st.UserByUsername(ctx, "ada")
+		if u.Disabled() || u.SessionAllowed(signedIn) || !u.SessionAllowed(now) {
+			t.Fatalf("enabled user %+v: the old session must stay ended, a new one must work", u)
+		}
+		if err := st.DeleteUser(ctx, " ada "); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.UserByUsername(ctx, "ada"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleted user: %v", err)
+		}
+		for name, f := range map[string]func(context.Context, string) error{"disable": st.DisableUser, "enable": st.EnableUser, "delete": st.DeleteUser} {
+			if err := f(ctx, "ada"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s an unknown user: %v, want ErrNotFound", name, err)
+			}
 		}
 	})
 }
