@@ -50,9 +50,13 @@ type DispatcherOptions struct {
 	Lease time.Duration
 	// Rand draws retry jitter (default a randomly seeded source).
 	Rand *rand.Rand
-	// AllowLoopback and AllowPrivate relax the address check of the default client.
+	// AllowLoopback and AllowPrivate relax the address check of the default client
+	// (either also admits plain http URLs, see CheckURL).
 	AllowLoopback bool
 	AllowPrivate  bool
+	// Resolver resolves endpoint host names for the default client (default the
+	// system's). Each resolved address is checked as it is dialed.
+	Resolver Resolver
 	// Logger receives one line per failed attempt (default discard).
 	Logger logr.Logger
 	// Metrics, when set, is called once per attempt with an Outcome* value.
@@ -72,7 +76,7 @@ type Dispatcher struct {
 // NewDispatcher returns a Dispatcher over st.
 func NewDispatcher(st *store.Store, opts DispatcherOptions) *Dispatcher {
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = NewHTTPClient(opts.AllowLoopback, opts.AllowPrivate)
+		opts.HTTPClient = newHTTPClient(opts.AllowLoopback, opts.AllowPrivate, opts.Resolver)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -205,7 +209,7 @@ func (d *Dispatcher) deliver(ctx context.Context, dd store.DueDelivery) error {
 // send POSTs the stored payload, freshly signed, and returns the status code (0
 // without an answer).
 func (d *Dispatcher) send(ctx context.Context, dd store.DueDelivery) (int, error) {
-	if _, err := checkURLSyntax(dd.URL); err != nil {
+	if _, err := checkURLSyntax(dd.URL, d.opts.AllowLoopback || d.opts.AllowPrivate); err != nil {
 		return 0, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dd.URL, bytes.NewReader(dd.Payload))

@@ -244,7 +244,7 @@ func TestDispatcherDialCheck(t *testing.T) {
 	st := storetest.OpenSQLite(t)
 	clock := newFakeClock()
 	rcv := newReceiver(t, clock)
-	p, wh := setup(t, st, clock, strings.Replace(rcv.URL, "127.0.0.1", "localhost", 1))
+	p, wh := setup(t, st, clock, strings.Replace(rcv.URL, "http://127.0.0.1", "https://localhost", 1))
 	d := NewDispatcher(st, DispatcherOptions{Now: clock.Now}) // AllowLoopback false
 	publish(t, p)
 	deliverOnce(t, d, 1)

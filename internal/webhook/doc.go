@@ -12,7 +12,8 @@
 // registration disabled.
 //
 // Endpoints are checked against server-side request forgery twice: CheckURL when
-// a registration is made, and again at dial time on the address actually
-// connected to, so a hostname that later resolves to an internal address (DNS
-// rebinding) is still refused.
+// a registration is made, by the URL's form and literal address only (no DNS), and
+// at dial time on every address actually connected to, after resolution, so a
+// hostname that resolves to an internal address, then or later (DNS rebinding), is
+// refused before a connection is made.
 package webhook

@@ -1,14 +1,14 @@
 package webhook
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
+	"strings"
 	"syscall"
-	"time"
 )
 
 // ErrForbiddenAddress is wrapped by every refusal of an endpoint address.
@@ -95,12 +95,20 @@ func CheckAddr(ip netip.Addr, allowLoopback, allowPrivate bool) error {
 	return nil
 }
 
-// CheckURL refuses an endpoint URL at registration: anything but http(s), URLs
-// with credentials (they would leak into logs and the deliveries list), and hosts
-// that resolve to an address CheckAddr refuses. It is not enough on its own, since
-// DNS may answer differently later; the dispatcher's dialer checks again.
+// MaxURLLength bounds an endpoint URL (the registration schema's maxLength).
+const MaxURLLength = 2048
+
+// CheckURL refuses an endpoint URL at registration by its form alone: anything but
+// https (plain http only where loopback or private receivers are allowed, that is in
+// development or on the deployment's own network), credentials in the URL (they would
+// leak into logs and the deliveries list), a missing or malformed host, a port outside
+// 1-65535, more than MaxURLLength bytes, and a literal address CheckAddr refuses
+// ("localhost" counts as loopback, RFC 6761 section 6.3). It does not resolve host
+// names: registration must not depend on DNS, and an answer given now proves nothing
+// about the address dialed later (DNS rebinding). The dispatcher's dialer checks every
+// address it connects to (issue 17).
 func CheckURL(rawURL string, allowLoopback, allowPrivate bool) error {
-	u, err := checkURLSyntax(rawURL)
+	u, err := checkURLSyntax(rawURL, allowLoopback || allowPrivate)
 	if err != nil {
 		return err
 	}
@@ -108,41 +116,95 @@ func CheckURL(rawURL string, allowLoopback, allowPrivate bool) error {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return CheckAddr(ip, allowLoopback, allowPrivate)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return fmt.Errorf("webhook: resolve %s: %w", host, err)
-	}
-	if len(addrs) == 0 {
-		return fmt.Errorf("webhook: %s has no address", host)
-	}
-	// Refuse if any address is forbidden: the client may connect to any of them.
-	for _, a := range addrs {
-		if err := CheckAddr(a, allowLoopback, allowPrivate); err != nil {
-			return fmt.Errorf("%s: %w", host, err)
+	if name := strings.TrimSuffix(strings.ToLower(host), "."); name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		if !allowLoopback {
+			return fmt.Errorf("%w: %s is loopback", ErrForbiddenAddress, host)
 		}
 	}
 	return nil
 }
 
-// checkURLSyntax is the part of CheckURL that needs no DNS; the dispatcher repeats
-// it before every send because registrations may predate a policy change.
-func checkURLSyntax(rawURL string) (*url.URL, error) {
+// checkURLSyntax is the part of CheckURL that needs no policy on addresses; the
+// dispatcher repeats it before every send because registrations may predate a policy
+// change.
+func checkURLSyntax(rawURL string, allowHTTP bool) (*url.URL, error) {
+	if len(rawURL) > MaxURLLength {
+		return nil, fmt.Errorf("webhook: url is longer than %d bytes", MaxURLLength)
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("webhook: bad url: %w", err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("webhook: url scheme must be http or https, not %q", u.Scheme)
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowHTTP:
+	case u.Scheme == "http":
+		return nil, errors.New("webhook: url must use https; plain http is accepted only where loopback or private receivers are allowed")
+	default:
+		return nil, fmt.Errorf("webhook: url scheme must be https, not %q", u.Scheme)
 	}
 	if u.User != nil {
 		return nil, errors.New("webhook: url must not carry credentials")
 	}
-	if u.Hostname() == "" {
+	if u.Opaque != "" {
+		return nil, errors.New("webhook: url must be absolute, as in https://host/path")
+	}
+	host := u.Hostname()
+	if host == "" {
 		return nil, errors.New("webhook: url has no host")
 	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("webhook: url port %q is not between 1 and 65535", p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return nil, errors.New("webhook: url has an empty port")
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Zone() != "" {
+			return nil, fmt.Errorf("webhook: url host %s carries an IPv6 zone", host)
+		}
+		return u, nil
+	}
+	if err := checkHostName(host); err != nil {
+		return nil, err
+	}
 	return u, nil
+}
+
+// checkHostName accepts a DNS host name (RFC 1123 section 2.1: labels of letters,
+// digits and hyphens, 1-63 bytes, not starting or ending with a hyphen, 253 bytes in
+// all, a trailing dot allowed). Internationalised names are given in their ASCII
+// (punycode) form. A name whose last label is all digits is refused: it is no DNS
+// name, and resolvers may read it as a numeric IPv4 address (2130706433, 0x7f.1).
+func checkHostName(host string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("webhook: url host %q is not a valid host name: %s", host, why)
+	}
+	name := strings.TrimSuffix(host, ".")
+	if name == "" || len(name) > 253 {
+		return bad("it must have 1 to 253 characters")
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 {
+			return bad("each dot-separated label must have 1 to 63 characters")
+		}
+		if l[0] == '-' || l[len(l)-1] == '-' {
+			return bad("a label must not start or end with a hyphen")
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return bad("only letters, digits, hyphens and dots are allowed (give an internationalised name in its xn-- form)")
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	if strings.Trim(last, "0123456789") == "" || strings.HasPrefix(strings.ToLower(last), "0x") {
+		return bad("it looks like a numeric address; write an IP address in dotted or bracketed form")
+	}
+	return nil
 }
 
 // dialControl re-checks the address a connection is about to use. It runs after
