@@ -17,16 +17,11 @@ import (
 // twice costs CPU but keeps memory at the size of the parsed columns, with
 // no copy of the raw text held while types are still unknown.
 func readCSV(r io.ReaderAt, size int64) (*Frame, error) {
-	sample, whole, err := readSample(r, size)
+	delim, err := csvDelimiter(r, size)
 	if err != nil {
-		return nil, &ValidationError{Code: CodeDatasetUnreadable, Message: fmt.Sprintf("cannot read the dataset: %v", err), Err: err}
+		return nil, err
 	}
-	if looksBinary(sample, whole) {
-		return nil, &ValidationError{Code: CodeDatasetUnreadable, Message: "the dataset is not UTF-8 text (it holds NUL bytes or invalid UTF-8); upload a CSV/TSV text file or a Parquet file"}
-	}
-	delim := sniffDelimiter(sample, whole)
-
-	header, guesses, rows, err := scanCSV(r, size, delim)
+	header, guesses, rows, err := scanCSV(r, size, delim, csvLimits{})
 	if err != nil {
 		return nil, err
 	}
@@ -46,24 +41,95 @@ func readCSV(r io.ReaderAt, size int64) (*Frame, error) {
 	return frame, nil
 }
 
-// newCSVReader opens a fresh pass over the file.
-func newCSVReader(r io.ReaderAt, size int64, delim rune) *csv.Reader {
-	cr := csv.NewReader(io.NewSectionReader(r, 0, size))
+// csvDelimiter checks that the file is UTF-8 text and sniffs its delimiter.
+func csvDelimiter(r io.ReaderAt, size int64) (rune, error) {
+	sample, whole, err := readSample(r, size)
+	if err != nil {
+		return 0, &ValidationError{Code: CodeDatasetUnreadable, Message: fmt.Sprintf("cannot read the dataset: %v", err), Err: err}
+	}
+	if looksBinary(sample, whole) {
+		return 0, &ValidationError{Code: CodeDatasetUnreadable, Message: "the dataset is not UTF-8 text (it holds NUL bytes or invalid UTF-8); upload a CSV/TSV text file or a Parquet file"}
+	}
+	return sniffDelimiter(sample, whole), nil
+}
+
+// csvLimits bound what one pass may hold. Profiling sets them, because it
+// must stay within bounded memory whatever the file (issue 17); the loader
+// leaves them zero and takes any file.
+type csvLimits struct {
+	maxColumns     int   // 0: any width
+	maxRecordBytes int64 // 0: any record length
+}
+
+// csvPass is one read of the file from the start.
+type csvPass struct {
+	cr    *csv.Reader
+	limit *recordLimiter // nil without a record limit
+}
+
+// newCSVPass opens a fresh pass over the file.
+func newCSVPass(r io.ReaderAt, size int64, delim rune, lim csvLimits) *csvPass {
+	var src io.Reader = io.NewSectionReader(r, 0, size)
+	p := &csvPass{}
+	if lim.maxRecordBytes > 0 {
+		p.limit = &recordLimiter{r: src, max: lim.maxRecordBytes, end: lim.maxRecordBytes}
+		src = p.limit
+	}
+	cr := csv.NewReader(src)
 	cr.Comma = delim
 	cr.ReuseRecord = true
 	cr.LazyQuotes = true // a stray " inside a field is data, not an error
-	return cr
+	p.cr = cr
+	return p
+}
+
+// read returns the next record; with a record limit, the next record may
+// take at most maxRecordBytes more of the input.
+func (p *csvPass) read() ([]string, error) {
+	record, err := p.cr.Read()
+	if p.limit != nil {
+		p.limit.end = p.cr.InputOffset() + p.limit.max
+	}
+	return record, err
+}
+
+// errRecordTooLong ends a pass whose record outgrows csvLimits.maxRecordBytes.
+var errRecordTooLong = errors.New("a row is longer than the limit of 4 MiB; split long text cells or store the data as Parquet")
+
+// recordLimiter lets the CSV reader read no further than end, which the
+// pass moves forward after each record, so one record cannot make the
+// reader buffer more than max bytes.
+type recordLimiter struct {
+	r        io.Reader
+	read     int64
+	end, max int64
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	room := l.end - l.read
+	if room <= 0 {
+		return 0, errRecordTooLong
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
 }
 
 // scanCSV is the first pass: header, per-column type guesses, row count.
-func scanCSV(r io.ReaderAt, size int64, delim rune) ([]string, []typeGuess, int, error) {
-	cr := newCSVReader(r, size, delim)
-	record, err := cr.Read()
+func scanCSV(r io.ReaderAt, size int64, delim rune, lim csvLimits) ([]string, []typeGuess, int, error) {
+	p := newCSVPass(r, size, delim, lim)
+	record, err := p.read()
 	if err == io.EOF {
 		return nil, nil, 0, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has no header row and no data; upload a file whose first line names the columns"}
 	}
 	if err != nil {
 		return nil, nil, 0, csvError(err, 0, len(record))
+	}
+	if lim.maxColumns > 0 && len(record) > lim.maxColumns {
+		return nil, nil, 0, tooWide(len(record))
 	}
 	header, err := headerNames(record)
 	if err != nil {
@@ -72,14 +138,14 @@ func scanCSV(r io.ReaderAt, size int64, delim rune) ([]string, []typeGuess, int,
 	guesses := make([]typeGuess, len(header))
 	rows := 0
 	for {
-		record, err := cr.Read()
+		record, err := p.read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, 0, csvError(err, len(header), len(record))
 		}
-		line, _ := cr.FieldPos(0)
+		line, _ := p.cr.FieldPos(0)
 		for j, cell := range record {
 			if !utf8.ValidString(cell) || strings.IndexByte(cell, 0) >= 0 {
 				return nil, nil, 0, &ValidationError{
@@ -100,12 +166,12 @@ func scanCSV(r io.ReaderAt, size int64, delim rune) ([]string, []typeGuess, int,
 // fillCSV is the second pass: it appends every cell to its typed column.
 // The first pass has already vetted the structure and the types.
 func fillCSV(r io.ReaderAt, size int64, delim rune, frame *Frame) error {
-	cr := newCSVReader(r, size, delim)
-	if record, err := cr.Read(); err != nil { // header, already checked
+	p := newCSVPass(r, size, delim, csvLimits{})
+	if record, err := p.read(); err != nil { // header, already checked
 		return csvError(err, 0, len(record))
 	}
 	for {
-		record, err := cr.Read()
+		record, err := p.read()
 		if err == io.EOF {
 			return nil
 		}
@@ -120,31 +186,37 @@ func fillCSV(r io.ReaderAt, size int64, delim rune, frame *Frame) error {
 
 // appendCell parses one cell into c; the cell is known to fit c.DType.
 func appendCell(c *Column, cell string) {
-	if isNullToken(cell) {
+	switch {
+	case isNullToken(cell):
 		c.Nulls++
 		if c.DType == String {
 			c.Strings = append(c.Strings, "")
 		} else {
 			c.Values = append(c.Values, math.NaN())
 		}
-		return
-	}
-	var v float64
-	switch c.DType {
-	case String:
+	case c.DType == String:
 		c.Strings = append(c.Strings, cell)
-		return
+	default:
+		c.Values = append(c.Values, cellValue(c.DType, cell))
+	}
+}
+
+// cellValue parses a non-null cell of a numeric column; the cell is known
+// to fit the type.
+func cellValue(t DType, cell string) float64 {
+	switch t {
 	case Int64:
 		i, _ := strconv.ParseInt(cell, 10, 64)
-		v = float64(i)
+		return float64(i)
 	case Float64:
-		v, _ = parseFloat(cell)
+		v, _ := parseFloat(cell)
+		return v
 	case Bool:
 		if b, _ := parseBool(cell); b {
-			v = 1
+			return 1
 		}
 	}
-	c.Values = append(c.Values, v)
+	return 0
 }
 
 // headerNames cleans the header: it drops a UTF-8 byte-order mark, trims

@@ -2,8 +2,9 @@ package data
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"math"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // countDuplicateRows counts rows equal to some earlier row. Rows are keyed
@@ -11,8 +12,7 @@ import (
 // is a map entry per distinct row rather than a copy of the data. Distinct
 // rows whose hashes collide (rare) go to an overflow list.
 func countDuplicateRows(f *Frame) int {
-	seed := maphash.MakeSeed()
-	return countDuplicateRowsBy(f, func(i int) uint64 { return hashRow(f, i, seed) })
+	return countDuplicateRowsBy(f, func(i int) uint64 { return hashRow(f, i) })
 }
 
 // countDuplicateRowsBy is countDuplicateRows with the row hash supplied, so
@@ -51,24 +51,44 @@ func countDuplicateRowsBy(f *Frame, hash func(row int) uint64) int {
 }
 
 // hashRow hashes row i so that rows rowsEqual calls equal hash alike.
-func hashRow(f *Frame, i int, seed maphash.Seed) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var buf [8]byte
+func hashRow(f *Frame, i int) uint64 {
+	var h rowHasher
+	h.reset()
 	for j := range f.Columns {
 		c := &f.Columns[j]
 		if c.DType == String {
-			// Length prefix keeps ("ab","c") and ("a","bc") apart.
-			binary.LittleEndian.PutUint64(buf[:], uint64(len(c.Strings[i])))
-			h.Write(buf[:])
-			h.WriteString(c.Strings[i])
-			continue
+			h.text(c.Strings[i])
+		} else {
+			h.number(c.Values[i])
 		}
-		binary.LittleEndian.PutUint64(buf[:], canonicalBits(c.Values[i]))
-		h.Write(buf[:])
 	}
-	return h.Sum64()
+	return h.sum()
 }
+
+// rowHasher hashes a row cell by cell with xxHash64, a fixed function, so
+// the same file always gives the same profile.
+type rowHasher struct {
+	d   xxhash.Digest
+	buf [8]byte
+}
+
+func (h *rowHasher) reset() { h.d.Reset() }
+
+// text hashes a string cell ("" for null); the length prefix keeps
+// ("ab","c") and ("a","bc") apart.
+func (h *rowHasher) text(s string) {
+	binary.LittleEndian.PutUint64(h.buf[:], uint64(len(s)))
+	h.d.Write(h.buf[:])
+	h.d.WriteString(s)
+}
+
+// number hashes a numeric cell (NaN for null).
+func (h *rowHasher) number(v float64) {
+	binary.LittleEndian.PutUint64(h.buf[:], canonicalBits(v))
+	h.d.Write(h.buf[:])
+}
+
+func (h *rowHasher) sum() uint64 { return h.d.Sum64() }
 
 // canonicalBits maps values that rowsEqual treats as equal (every NaN;
 // 0 and -0) to the same bits.
@@ -98,4 +118,52 @@ func rowsEqual(f *Frame, a, b int) bool {
 		}
 	}
 	return true
+}
+
+// duplicateSampler counts duplicate rows of a stream from their 64-bit
+// hashes in bounded memory. It keeps an occurrence count per distinct row
+// hash; when more than limit distinct hashes are held it keeps only the
+// hashes whose low `level` bits are zero, raising level as needed, and
+// scales the duplicates among them by 2^level. Every copy of a row has the
+// same hash, so a row is either sampled with all its copies or not at all:
+// this is distinct sampling (Gibbons, "Distinct sampling for
+// highly-accurate answers to distinct values queries", VLDB 2001), and the
+// count is exact while level is 0. Two distinct rows with the same hash
+// count as duplicates; with n distinct rows that happens with probability
+// about n²/2⁶⁵.
+type duplicateSampler struct {
+	counts map[uint64]uint32
+	level  uint
+	limit  int
+}
+
+func newDuplicateSampler(limit int) *duplicateSampler {
+	return &duplicateSampler{counts: make(map[uint64]uint32), limit: limit}
+}
+
+func (d *duplicateSampler) add(h uint64) {
+	if h&(1<<d.level-1) != 0 {
+		return
+	}
+	if n := d.counts[h]; n < math.MaxUint32 {
+		d.counts[h] = n + 1
+	}
+	for len(d.counts) > d.limit {
+		d.level++
+		mask := uint64(1)<<d.level - 1
+		for k := range d.counts {
+			if k&mask != 0 {
+				delete(d.counts, k)
+			}
+		}
+	}
+}
+
+// duplicates is the (estimated, when level > 0) number of duplicate rows.
+func (d *duplicateSampler) duplicates() int {
+	n := 0
+	for _, c := range d.counts {
+		n += int(c) - 1
+	}
+	return n << d.level
 }

@@ -53,20 +53,29 @@ func Load(path, format string) (*Frame, error) {
 // "parquet", or "" to choose by content: a file starting with the Parquet
 // magic bytes is Parquet, anything else is delimited text.
 func Read(r io.ReaderAt, size int64, format string) (*Frame, error) {
-	if format == "" {
-		format = sniffFormat(r, size)
-	}
-	format, err := normalizeFormat(format)
+	format, err := resolveFormat(r, size, format)
 	if err != nil {
 		return nil, err
-	}
-	if size <= 0 {
-		return nil, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset file is empty; upload a file with a header row and at least one data row"}
 	}
 	if format == FormatParquet {
 		return readParquet(r, size)
 	}
 	return readCSV(r, size)
+}
+
+// resolveFormat names the format of a non-empty file as Read does.
+func resolveFormat(r io.ReaderAt, size int64, format string) (string, error) {
+	if format == "" {
+		format = sniffFormat(r, size)
+	}
+	format, err := normalizeFormat(format)
+	if err != nil {
+		return "", err
+	}
+	if size <= 0 {
+		return "", &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset file is empty; upload a file with a header row and at least one data row"}
+	}
+	return format, nil
 }
 
 // normalizeFormat maps accepted spellings onto FormatCSV or FormatParquet.

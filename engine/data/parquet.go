@@ -24,7 +24,25 @@ func readParquet(r io.ReaderAt, size int64) (*Frame, error) {
 	if len(fields) == 0 || rows == 0 {
 		return nil, &ValidationError{Code: CodeDatasetEmpty, Message: "the Parquet file has no rows or no columns; upload a file with at least one row of values"}
 	}
+	convs, err := parquetColumns(fields)
+	if err != nil {
+		return nil, err
+	}
 	frame := &Frame{Columns: make([]Column, len(fields)), Rows: int(rows)}
+	for j, field := range fields {
+		col, err := readParquetColumn(file, field, convs[j], int(rows))
+		if err != nil {
+			return nil, err
+		}
+		frame.Columns[j] = col
+	}
+	return frame, nil
+}
+
+// parquetColumns checks the top-level fields (distinct names, readable
+// types) and returns how to convert each one's values.
+func parquetColumns(fields []*parquet.Column) ([]converter, error) {
+	convs := make([]converter, len(fields))
 	seen := make(map[string]bool, len(fields))
 	for j, field := range fields {
 		if seen[field.Name()] {
@@ -36,13 +54,9 @@ func readParquet(r io.ReaderAt, size int64) (*Frame, error) {
 		if err != nil {
 			return nil, err
 		}
-		col, err := readParquetColumn(file, field, conv, int(rows))
-		if err != nil {
-			return nil, err
-		}
-		frame.Columns[j] = col
+		convs[j] = conv
 	}
-	return frame, nil
+	return convs, nil
 }
 
 // maxPrealloc bounds the column capacity trusted from Parquet metadata.

@@ -39,87 +39,239 @@ type ColumnProfile struct {
 // LinInterp (Hyndman–Fan type 4) over the column's finite cells and ±Inf
 // always counts as an outlier. Bool columns are left out: with 0/1 values
 // the fences would flag every minority value.
+//
+// ProfileReader computes the same numbers in bounded memory; on large
+// files two of them are estimates (see ProfileReader).
 type Quality struct {
 	Completeness    float64 `json:"completeness"`
 	DuplicateRows   int     `json:"duplicate_rows"`
 	OutlierFraction float64 `json:"outlier_fraction"`
 }
 
-// ProfileOf computes the profile of f.
+// ProfileOf computes the profile of a frame already in memory.
 func ProfileOf(f *Frame) Profile {
-	p := Profile{RowCount: f.Rows, ColumnCount: len(f.Columns), Columns: make([]ColumnProfile, len(f.Columns))}
-	nulls, outliers, outlierCells := 0, 0, 0
+	cols := make([]columnStats, len(f.Columns))
 	for j := range f.Columns {
 		c := &f.Columns[j]
-		p.Columns[j] = profileColumn(c)
-		nulls += c.Nulls
-		if c.DType == Int64 || c.DType == Float64 {
-			out, cells := countOutliers(c.Values)
-			outliers += out
-			outlierCells += cells
+		cols[j] = newColumnStats(c.Name, c.DType, true, len(c.Values))
+		cols[j].nulls = c.Nulls
+		if c.DType != String {
+			for _, v := range c.Values {
+				cols[j].add(v)
+			}
 		}
 	}
+	return finishProfile(f.Rows, cols, countDuplicateRows(f))
+}
+
+// columnStats accumulates one column's profile from its cells, in any
+// order. Mean and SD use Welford's online update (Welford 1962; Knuth,
+// TAOCP vol. 2, 4.2.2) so nothing per row is kept, unless exact is set:
+// then the finite values are kept and the result is what gonum computes
+// over them, bit for bit.
+type columnStats struct {
+	name  string
+	dtype DType
+	nulls int
+
+	n, nonNull int     // finite cells; non-null cells (finite and ±Inf)
+	mean, m2   float64 // Welford's running mean and sum of squared deviations
+	min, max   float64 // over finite cells
+
+	exact  bool
+	finite []float64 // every finite value when exact
+
+	// Estimated quartiles for large files: a histogram pass fills hist,
+	// then the outlier pass counts cells outside the fences.
+	hist     *histogram
+	lo, hi   float64 // Tukey's fences
+	outliers int
+}
+
+func newColumnStats(name string, dtype DType, exact bool, capacity int) columnStats {
+	c := columnStats{name: name, dtype: dtype, exact: exact, min: math.Inf(1), max: math.Inf(-1)}
+	if exact && dtype != String {
+		c.finite = make([]float64, 0, capacity)
+	}
+	return c
+}
+
+// add observes one non-string cell; NaN is a null.
+func (c *columnStats) add(v float64) {
+	switch {
+	case math.IsNaN(v):
+		return
+	case math.IsInf(v, 0):
+		c.nonNull++
+		return
+	}
+	c.nonNull++
+	c.n++
+	d := v - c.mean
+	c.mean += d / float64(c.n)
+	c.m2 += d * (v - c.mean)
+	c.min, c.max = min(c.min, v), max(c.max, v)
+	if c.exact {
+		c.finite = append(c.finite, v)
+	}
+}
+
+// outlierColumn reports whether the column takes part in OutlierFraction.
+func (c *columnStats) outlierColumn() bool { return c.dtype == Int64 || c.dtype == Float64 }
+
+// profile is the column's entry in the Profile.
+func (c *columnStats) profile() ColumnProfile {
+	cp := ColumnProfile{Name: c.name, DType: string(c.dtype), NullCount: c.nulls}
+	if c.dtype == String || c.n == 0 {
+		return cp
+	}
+	var mean, std float64
+	switch {
+	case c.exact && c.n >= 2:
+		mean, std = stat.MeanStdDev(c.finite, nil)
+	case c.exact:
+		mean = c.finite[0]
+	default:
+		mean, std = c.mean, math.Sqrt(c.m2/float64(c.n-1))
+	}
+	cp.Mean = &mean
+	if c.n >= 2 {
+		cp.Std = &std
+	}
+	return cp
+}
+
+// fences sets Tukey's fences from the quartiles of the finite values,
+// exact or estimated from the histogram.
+func (c *columnStats) fences() {
+	var at func(k int) float64
+	if c.exact {
+		slices.Sort(c.finite)
+		at = func(k int) float64 { return c.finite[k] }
+	} else {
+		at = c.hist.orderStat
+	}
+	q1 := linInterpQuantile(0.25, c.n, at)
+	q3 := linInterpQuantile(0.75, c.n, at)
+	c.lo, c.hi = q1-1.5*(q3-q1), q3+1.5*(q3-q1)
+}
+
+// countOutlier counts one non-null cell against the fences (±Inf always
+// counts); fences must have been set.
+func (c *columnStats) countOutlier(v float64) {
+	if !math.IsNaN(v) && (math.IsInf(v, 0) || v < c.lo || v > c.hi) {
+		c.outliers++
+	}
+}
+
+// linInterpQuantile is gonum's stat.Quantile(p, stat.LinInterp, x, nil)
+// for n sorted values x[k] = at(k), with the same arithmetic, so it can run
+// over order statistics that are not held in a slice.
+func linInterpQuantile(p float64, n int, at func(k int) float64) float64 {
+	fidx := p * float64(n)
+	// The first index i with i+1 >= fidx.
+	i := max(int(math.Ceil(fidx))-1, 0)
+	for i > 0 && float64(i) >= fidx {
+		i--
+	}
+	if i == 0 {
+		return at(0)
+	}
+	t := float64(i+1) - fidx
+	return t*at(i-1) + (1-t)*at(i)
+}
+
+// finishProfile assembles the profile once every cell was seen and, for
+// estimated columns, the outlier pass has run.
+func finishProfile(rows int, cols []columnStats, duplicates int) Profile {
+	p := Profile{RowCount: rows, ColumnCount: len(cols), Columns: make([]ColumnProfile, len(cols))}
+	nulls, outliers, outlierCells := 0, 0, 0
+	for j := range cols {
+		c := &cols[j]
+		p.Columns[j] = c.profile()
+		nulls += c.nulls
+		if !c.outlierColumn() {
+			continue
+		}
+		outlierCells += c.nonNull
+		if c.exact {
+			if c.n > 0 {
+				c.fences()
+				for _, v := range c.finite {
+					c.countOutlier(v)
+				}
+			}
+			c.outliers += c.nonNull - c.n // ±Inf
+		}
+		outliers += c.outliers
+	}
 	p.Quality.Completeness = 1
-	if cells := f.Rows * len(f.Columns); cells > 0 {
+	if cells := rows * len(cols); cells > 0 {
 		p.Quality.Completeness = float64(cells-nulls) / float64(cells)
 	}
 	if outlierCells > 0 {
 		p.Quality.OutlierFraction = float64(outliers) / float64(outlierCells)
 	}
-	p.Quality.DuplicateRows = countDuplicateRows(f)
+	p.Quality.DuplicateRows = duplicates
 	return p
 }
 
-func profileColumn(c *Column) ColumnProfile {
-	cp := ColumnProfile{Name: c.Name, DType: string(c.DType), NullCount: c.Nulls}
-	if c.DType == String {
-		return cp
-	}
-	finite := finiteValues(c.Values)
-	switch {
-	case len(finite) >= 2:
-		mean, std := stat.MeanStdDev(finite, nil)
-		cp.Mean, cp.Std = &mean, &std
-	case len(finite) == 1:
-		mean := finite[0]
-		cp.Mean = &mean
-	}
-	return cp
+// histogram counts a column's finite values in bins over [min, max],
+// keeping each bin's smallest and largest value. It estimates order
+// statistics for columns too long to keep (Munro and Paterson, "Selection
+// and sorting with limited storage", 1980: select by counting in buckets;
+// here one counting pass, then interpolation inside a bucket). The bins are
+// equal in the order-preserving integer image of the float64 bits, so
+// their width is relative to the values' magnitude (as in HdrHistogram)
+// and a column spanning many orders of magnitude is still resolved.
+type histogram struct {
+	lo, width uint64 // in orderedBits
+	count     []int
+	bmin      []float64
+	bmax      []float64
 }
 
-// finiteValues returns a new slice of the values that are neither NaN nor ±Inf.
-func finiteValues(values []float64) []float64 {
-	out := make([]float64, 0, len(values))
-	for _, v := range values {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, v)
-		}
+func newHistogram(lo, hi float64, bins int) *histogram {
+	h := &histogram{lo: orderedBits(lo), width: (orderedBits(hi)-orderedBits(lo))/uint64(bins) + 1,
+		count: make([]int, bins), bmin: make([]float64, bins), bmax: make([]float64, bins)}
+	for b := range bins {
+		h.bmin[b], h.bmax[b] = math.Inf(1), math.Inf(-1)
 	}
-	return out
+	return h
 }
 
-// countOutliers returns how many non-null values lie outside the Tukey
-// fences of the finite values, and how many non-null values there are.
-func countOutliers(values []float64) (outliers, cells int) {
-	finite := finiteValues(values)
-	for _, v := range values {
-		if !math.IsNaN(v) {
-			cells++
+// orderedBits maps float64s to uint64s of the same order (IEEE 754 total
+// order for non-NaN values): negative values have all bits flipped,
+// positive ones the sign bit.
+func orderedBits(v float64) uint64 {
+	b := math.Float64bits(v)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// add counts a finite value within [lo, hi].
+func (h *histogram) add(v float64) {
+	b := min(int((orderedBits(v)-h.lo)/h.width), len(h.count)-1)
+	h.count[b]++
+	h.bmin[b], h.bmax[b] = min(h.bmin[b], v), max(h.bmax[b], v)
+}
+
+// orderStat estimates the k-th smallest value (0-based). It is exact when
+// k is the first or last value of its bin or the bin holds one distinct
+// value, and otherwise interpolates linearly between the bin's extremes.
+func (h *histogram) orderStat(k int) float64 {
+	below := 0
+	for b, n := range h.count {
+		if k >= below+n {
+			below += n
+			continue
 		}
-	}
-	infinite := cells - len(finite)
-	if len(finite) == 0 {
-		return infinite, cells
-	}
-	slices.Sort(finite)
-	q1 := stat.Quantile(0.25, stat.LinInterp, finite, nil)
-	q3 := stat.Quantile(0.75, stat.LinInterp, finite, nil)
-	lo, hi := q1-1.5*(q3-q1), q3+1.5*(q3-q1)
-	outliers = infinite
-	for _, v := range finite {
-		if v < lo || v > hi {
-			outliers++
+		if n == 1 || h.bmin[b] == h.bmax[b] {
+			return h.bmin[b]
 		}
+		return h.bmin[b] + (h.bmax[b]-h.bmin[b])*float64(k-below)/float64(n-1)
 	}
-	return outliers, cells
+	return math.NaN() // k out of range; callers ask only for k < n
 }

@@ -1,0 +1,119 @@
+package data
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// memoryChildEnv names the file the child process profiles.
+const memoryChildEnv = "DISCO_PROFILE_MEMORY_FILE"
+
+// TestProfileMemoryChild is the child of TestProfileMemoryBound: it only
+// profiles the file it is given, so its peak RSS is the profiler's.
+func TestProfileMemoryChild(t *testing.T) {
+	path := os.Getenv(memoryChildEnv)
+	if path == "" {
+		t.Skip("run by TestProfileMemoryBound")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ProfileReader(f, info.Size(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("profiled %d rows, %d columns\n", p.RowCount, p.ColumnCount)
+}
+
+// peakRSS profiles path in a child process and returns its peak resident
+// set size in bytes.
+func peakRSS(t *testing.T, path string) int64 {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProfileMemoryChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this platform")
+	}
+	return usage.Maxrss << 10 // Linux reports KiB
+}
+
+// writeOneCharCells writes rows × cols one-character cells, the shape that
+// made profiling take nine times a file's size (issue 17): digits, except
+// that the last column is text.
+func writeOneCharCells(t *testing.T, path string, rows, cols int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for j := range cols {
+		if j > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, "c%d", j)
+	}
+	w.WriteByte('\n')
+	for range rows {
+		for j := range cols {
+			if j > 0 {
+				w.WriteByte(',')
+			}
+			if j == cols-1 {
+				w.WriteByte('a' + byte(rng.IntN(26)))
+			} else {
+				w.WriteByte('0' + byte(rng.IntN(10)))
+			}
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProfileMemoryBound profiles a 64 MiB CSV of one-character cells (2^20
+// rows, more distinct rows than duplicate counting keeps, and 32 columns,
+// far more cells than are kept for exact quartiles) and requires the
+// profiler's peak RSS to stay within 64 MiB above that of profiling a tiny
+// file. Loading the file instead holds 2^25 float64 cells, 256 MiB.
+func TestProfileMemoryBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and profiles a 64 MiB file")
+	}
+	const bound = 64 << 20
+	dir := t.TempDir()
+	tiny := filepath.Join(dir, "tiny.csv")
+	writeOneCharCells(t, tiny, 10, 32)
+	large := filepath.Join(dir, "large.csv")
+	writeOneCharCells(t, large, 1<<20, 32)
+	if info, err := os.Stat(large); err != nil || info.Size() < 64<<20 {
+		t.Fatalf("test file: %v, %v", info, err)
+	}
+	base, peak := peakRSS(t, tiny), peakRSS(t, large)
+	t.Logf("peak RSS %d MiB, base %d MiB", peak>>20, base>>20)
+	if peak-base > bound {
+		t.Fatalf("profiling a 64 MiB file took %d MiB above the base %d MiB; the bound is %d MiB", (peak-base)>>20, base>>20, bound>>20)
+	}
+}
