@@ -73,3 +73,51 @@ func LegacyRunPrefix(runName string) string { return "runs/" + runName + "/" }
 
 // LegacyRunResultsKey is results.json under LegacyRunPrefix.
 func LegacyRunResultsKey(runName string) string { return LegacyRunPrefix(runName) + "results.json" }
+
+// ---- Dataset keys (issue 14 item 3) ----
+//
+// Every blob of a tenant's datasets lies under datasets/<tenant id>/<namespace>/: uploaded
+// files at <project id>/<dataset id>/data, profiles at profiles/<dataset name>/<uid>.json
+// (project ids start with "proj_", so the two never meet). The Dataset controller refuses a
+// spec.blobKey outside its tenant's prefix, and the facade reads profiles only from it.
+
+// DatasetPrefix is the prefix of every dataset blob of one tenant namespace, or "" when a
+// part is empty or not one key segment (so that nothing can be under it).
+func DatasetPrefix(tenantID, namespace string) string {
+	for _, p := range []string{tenantID, namespace} {
+		if p == "" || p == "." || p == ".." || strings.Contains(p, "/") {
+			return ""
+		}
+	}
+	return "datasets/" + tenantID + "/" + namespace + "/"
+}
+
+// DatasetKey is where the facade stores an uploaded dataset file.
+func DatasetKey(tenantID, namespace, projectID, datasetID string) string {
+	return DatasetPrefix(tenantID, namespace) + projectID + "/" + datasetID + "/data"
+}
+
+// DatasetProfileKey is where a Dataset's profile JSON is stored; the uid keeps a
+// recreated Dataset of the same name from reading the old one's profile.
+func DatasetProfileKey(tenantID, namespace, datasetName, datasetUID string) string {
+	return DatasetPrefix(tenantID, namespace) + "profiles/" + datasetName + "/" + datasetUID + ".json"
+}
+
+// UnderDatasetPrefix reports whether key is a valid key under the tenant namespace's
+// dataset prefix. ValidateKey refuses "." and ".." segments, so such a key stays under it.
+func UnderDatasetPrefix(tenantID, namespace, key string) bool {
+	prefix := DatasetPrefix(tenantID, namespace)
+	return prefix != "" && ValidateKey(key) == nil && strings.HasPrefix(key, prefix) && len(key) > len(prefix)
+}
+
+// LegacyDatasetKey is where the facade stored uploads before keys named the tenant
+// (datasets/<project id>/<dataset id>/data). Nothing is written there any more.
+func LegacyDatasetKey(projectID, datasetID string) string {
+	return "datasets/" + projectID + "/" + datasetID + "/data"
+}
+
+// LegacyDatasetProfileKey is where profiles were stored before keys named the tenant
+// (datasets/<dataset name>/profile.json). Nothing is written there any more.
+func LegacyDatasetProfileKey(datasetName string) string {
+	return "datasets/" + datasetName + "/profile.json"
+}

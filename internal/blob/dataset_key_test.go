@@ -1,0 +1,39 @@
+package blob
+
+import "testing"
+
+func TestDatasetKeysStayUnderTheirTenant(t *testing.T) {
+	key := DatasetKey("ten_a", "disco-ten-a", "proj_p", "ds_d")
+	profile := DatasetProfileKey("ten_a", "disco-ten-a", "ds-d", "uid-1")
+	for _, k := range []string{key, profile} {
+		if err := ValidateKey(k); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if !UnderDatasetPrefix("ten_a", "disco-ten-a", k) {
+			t.Errorf("%s is not under its own tenant", k)
+		}
+		if UnderDatasetPrefix("ten_b", "disco-ten-b", k) || UnderDatasetPrefix("ten_a", "other-ns", k) {
+			t.Errorf("%s is under another tenant", k)
+		}
+	}
+	for _, k := range []string{
+		"datasets/ten_a/disco-ten-a/",                     // the prefix itself
+		"datasets/ten_a/disco-ten-a/../../ten_b/x/data",   // escapes
+		"datasets/ten_a/disco-ten-a//x",                   // empty segment
+		"s3://bucket/datasets/ten_a/disco-ten-a/x",        // a URL
+		"/datasets/ten_a/disco-ten-a/x",                   // absolute
+		LegacyDatasetKey("proj_p", "ds_d"),                // the earlier layout
+		LegacyDatasetProfileKey("ds-d"),                   // the earlier layout
+		"datasets/ten_a/disco-ten-a-other/proj_p/ds/data", // a namespace sharing the prefix
+	} {
+		if UnderDatasetPrefix("ten_a", "disco-ten-a", k) {
+			t.Errorf("%q counts as under the tenant's prefix", k)
+		}
+	}
+	if DatasetPrefix("", "ns") != "" || DatasetPrefix("a/b", "ns") != "" || DatasetPrefix("t", "..") != "" {
+		t.Error("a prefix with an empty or multi-segment part must be empty")
+	}
+	if UnderDatasetPrefix("", "", "datasets/x") {
+		t.Error("no key is under an empty prefix")
+	}
+}
