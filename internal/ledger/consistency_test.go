@@ -19,7 +19,7 @@ func TestConsistencyProofLinksOldCheckpoint(t *testing.T) {
 		}
 		appendN(t, l, "ten_a", "proj_1", 7)
 
-		p, err := l.ConsistencyProof(ctx, "ten_a", "proj_1", old.Size)
+		p, err := l.ConsistencyProof(ctx, "ten_a", "proj_1", old.Size, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,11 +41,11 @@ func TestConsistencyProofLinksOldCheckpoint(t *testing.T) {
 		}
 
 		for _, bad := range []int64{0, 13} {
-			if _, err := l.ConsistencyProof(ctx, "ten_a", "proj_1", bad); err == nil {
+			if _, err := l.ConsistencyProof(ctx, "ten_a", "proj_1", bad, 0); err == nil {
 				t.Errorf("old size %d accepted", bad)
 			}
 		}
-		if _, err := l.ConsistencyProof(ctx, "ten_b", "proj_1", 1); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := l.ConsistencyProof(ctx, "ten_b", "proj_1", 1, 0); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("another tenant: %v, want ErrNotFound", err)
 		}
 	})

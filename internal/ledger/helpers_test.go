@@ -2,12 +2,12 @@ package ledger_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/ledger/ledgertest"
 	"github.com/discolab/disco/internal/store"
 	"github.com/discolab/disco/internal/store/storetest"
 )
@@ -49,54 +49,7 @@ func appendN(t *testing.T, l *ledger.Ledger, tenant, project string, n int) []le
 // transaction: an attacker with direct database access.
 func tamper(t *testing.T, st *store.Store, stmt string, args ...any) {
 	t.Helper()
-	ctx := context.Background()
-	err := st.WithTx(ctx, func(tx *sql.Tx) error {
-		if st.Dialect() == store.Postgres {
-			for _, table := range []string{"ledger_entries", "ledger_tree_hashes"} {
-				if _, err := tx.ExecContext(ctx, "ALTER TABLE "+table+" DISABLE TRIGGER USER"); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, st.Rebind(stmt), args...); err != nil {
-				return err
-			}
-			for _, table := range []string{"ledger_entries", "ledger_tree_hashes"} {
-				if _, err := tx.ExecContext(ctx, "ALTER TABLE "+table+" ENABLE TRIGGER USER"); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name LIKE 'ledger_%'`)
-		if err != nil {
-			return err
-		}
-		triggers := map[string]string{}
-		for rows.Next() {
-			var name, def string
-			if err := rows.Scan(&name, &def); err != nil {
-				rows.Close()
-				return err
-			}
-			triggers[name] = def
-		}
-		rows.Close()
-		for name := range triggers {
-			if _, err := tx.ExecContext(ctx, "DROP TRIGGER "+name); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
-			return err
-		}
-		for _, def := range triggers {
-			if _, err := tx.ExecContext(ctx, def); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := ledgertest.Exec(context.Background(), st, stmt, args...); err != nil {
 		t.Fatalf("tamper %q: %v", stmt, err)
 	}
 }

@@ -95,5 +95,20 @@ func ParseKey(skey string) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: verifier key: %w", err)
 	}
-	return &Key{Signer: signer, Verifier: verifier, VerifierKey: vkey}, nil
+	return &Key{Signer: publishedSigner{Signer: signer, vkey: vkey}, Verifier: verifier, VerifierKey: vkey}, nil
 }
+
+// PublishedSigner is a note signer that names its public verifier key. The Signer of a
+// Key is one; a ledger built on it publishes that key (Ledger.VerifierKey), so clients
+// can check checkpoints (issue 17).
+type PublishedSigner interface {
+	note.Signer
+	VerifierKey() string
+}
+
+type publishedSigner struct {
+	note.Signer
+	vkey string
+}
+
+func (s publishedSigner) VerifierKey() string { return s.vkey }

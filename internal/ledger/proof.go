@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
 
@@ -30,14 +28,9 @@ func (l *Ledger) Proof(ctx context.Context, tenantID, projectID, id string) (Inc
 	if err != nil {
 		return InclusionProof{}, err
 	}
-	var size int64
-	err = l.st.DB().QueryRowContext(ctx, l.st.Rebind(`SELECT size FROM ledger_heads WHERE tenant_id = ? AND project_id = ?`),
-		tenantID, projectID).Scan(&size)
-	if errors.Is(err, sql.ErrNoRows) {
-		return InclusionProof{}, ErrNotFound
-	}
+	size, err := l.headSize(ctx, tenantID, projectID)
 	if err != nil {
-		return InclusionProof{}, fmt.Errorf("ledger: read head: %w", err)
+		return InclusionProof{}, err
 	}
 	// Hashes of a tree of size n never change once written, so later appends cannot
 	// disturb a proof against the size read here.
@@ -50,7 +43,7 @@ func (l *Ledger) Proof(ctx context.Context, tenantID, projectID, id string) (Inc
 	if err != nil {
 		return InclusionProof{}, integrityOr(err, projectID, e.TreeIndex)
 	}
-	checkpoint, err := signCheckpoint(Checkpoint{ProjectID: projectID, Size: size, RootHash: root}, l.signer)
+	checkpoint, err := l.sign(Checkpoint{ProjectID: projectID, Size: size, RootHash: root})
 	if err != nil {
 		return InclusionProof{}, err
 	}
@@ -78,13 +71,9 @@ func VerifyInclusion(p InclusionProof, entryHash string) error {
 	if err != nil {
 		return fmt.Errorf("ledger: proof root: %w", err)
 	}
-	proof := make(tlog.RecordProof, len(p.Hashes))
-	for i, s := range p.Hashes {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil || len(b) != tlog.HashSize {
-			return fmt.Errorf("ledger: proof hash %d is malformed", i)
-		}
-		proof[i] = tlog.Hash(b)
+	proof, err := decodeHashes(p.Hashes)
+	if err != nil {
+		return err
 	}
 	if err := tlog.CheckRecord(proof, p.TreeSize, root, p.LeafIndex, leaf); err != nil {
 		return fmt.Errorf("ledger: inclusion proof does not verify: %w", err)

@@ -89,18 +89,15 @@ func (l *Ledger) Verify(ctx context.Context, tenantID, projectID string) (Verifi
 		return invalid(max(n-1, 0), "head does not point at the last entry")
 	}
 
-	var root tlog.Hash
-	if n > 0 {
-		if root, err = tlog.TreeHash(n, &tree); err != nil {
-			return Verification{}, err
-		}
-		storedRoot, err := tlog.TreeHash(n, stored)
-		if err != nil || storedRoot != root {
-			return invalid(firstDifference(tree, stored), "stored merkle tree does not match the entries")
-		}
+	root, err := treeRoot(n, &tree)
+	if err != nil {
+		return Verification{}, err
+	}
+	if storedRoot, err := treeRoot(n, stored); err != nil || storedRoot != root {
+		return invalid(firstDifference(tree, stored), "stored merkle tree does not match the entries")
 	}
 	v := Verification{Valid: true, Size: n, RootHash: root.String()}
-	if v.Checkpoint, err = signCheckpoint(Checkpoint{ProjectID: projectID, Size: n, RootHash: root}, l.signer); err != nil {
+	if v.Checkpoint, err = l.sign(Checkpoint{ProjectID: projectID, Size: n, RootHash: root}); err != nil {
 		return Verification{}, err
 	}
 	return v, nil
