@@ -3,7 +3,9 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -51,14 +53,35 @@ func (s *Server) registerLedger() {
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: base + "/verify",
 		Summary: "Verify a project's ledger", Tags: []string{"Ledger"},
 		Description: "Recomputes every hash, chain link and the Merkle tree. A valid ledger comes with a freshly " +
-			"signed checkpoint (a signed note); an invalid one answers 500 ledger_integrity_error naming the first bad index.",
+			"signed checkpoint (a C2SP signed note, as from `.../ledger/checkpoint`); an invalid one answers 500 " +
+			"ledger_integrity_error naming the first bad index. This shows only that the ledger agrees with itself: " +
+			"one rewritten or truncated consistently behind the service still verifies. Clients keep checkpoints " +
+			"and check later ones against them with `.../ledger/consistency`.",
 		Errors: []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.verifyLedger)
 	register(s, huma.Operation{
 		OperationID: "getLedgerConsistency", Method: http.MethodGet, Path: base + "/consistency",
 		Summary: "Prove the ledger extends an older tree head", Tags: []string{"Ledger"},
+		Description: "The Merkle consistency proof (RFC 6962 section 2.1.2) that the tree of `new_size` entries " +
+			"(default: the current size) extends the tree of `old_size` entries. A client that kept a checkpoint " +
+			"checks the proof against the root hash of its own checkpoint, never against `old_root_hash`: only " +
+			"that catches a ledger rewritten consistently behind the service (issue 17).",
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.ledgerConsistency)
+	register(s, huma.Operation{
+		OperationID: "getLedgerCheckpoint", Method: http.MethodGet, Path: base + "/checkpoint",
+		Summary: "Get the ledger's signed checkpoint", Tags: []string{"Ledger"},
+		Description: "The current tree head as a C2SP tlog-checkpoint: a signed note whose text is the origin " +
+			"(`disco-ledger/<project_id>`), the number of entries and the base64 RFC 6962 root hash, followed by a " +
+			"blank line and the signature lines. Check it with the key from `GET /ledger/verifier-key` " +
+			"(for example with golang.org/x/mod/sumdb/note or `disco ledger verify`) and keep it: later " +
+			"consistency proofs show whether the ledger still extends it.",
+		Responses: map[string]*huma.Response{"200": {
+			Description: "The signed note.",
+			Content:     map[string]*huma.MediaType{"text/plain": {Schema: &huma.Schema{Type: "string"}}},
+		}},
+		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
+	}, auth.LedgerRead, s.getLedgerCheckpoint)
 	register(s, huma.Operation{
 		OperationID: "getLedgerEntry", Method: http.MethodGet, Path: base + "/{entry_id}",
 		Summary: "Get a ledger entry", Tags: []string{"Ledger"},
@@ -69,6 +92,15 @@ func (s *Server) registerLedger() {
 		Summary: "Get an entry's inclusion proof", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerProof)
+	register(s, huma.Operation{
+		OperationID: "getLedgerVerifierKey", Method: http.MethodGet, Path: "/ledger/verifier-key",
+		Summary: "Get the public key that signs ledger checkpoints", Tags: []string{"Ledger"},
+		Description: "The note verifier key (`<name>+<key hash>+<base64 Ed25519 public key>`, C2SP signed-note) " +
+			"that checks every project's checkpoints. Public like any public key: it needs no credential. " +
+			"Fetching it from the service you audit trusts that service once; pin it (for example " +
+			"`disco ledger verify --key`) from a copy obtained out of band.",
+		Errors: []int{http.StatusNotImplemented},
+	}, "", s.getLedgerVerifierKey)
 }
 
 // ledgerError maps the ledger's errors: integrity failures are the contract's
@@ -193,7 +225,7 @@ type LedgerVerification struct {
 	Valid         bool      `json:"valid"`
 	Size          int64     `json:"size" doc:"Number of entries."`
 	RootHash      string    `json:"root_hash" doc:"Base64 Merkle root of the recomputed tree."`
-	Checkpoint    string    `json:"checkpoint,omitempty" doc:"Signed note (golang.org/x/mod/sumdb/note) for the tree head; only when valid."`
+	Checkpoint    string    `json:"checkpoint,omitempty" doc:"C2SP checkpoint (signed note, golang.org/x/mod/sumdb/note) for the tree head; only when valid."`
 	FirstBadIndex *int64    `json:"first_bad_index,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
 	VerifiedAt    time.Time `json:"verified_at"`
@@ -245,6 +277,7 @@ func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*stru
 func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	ProjectPath
 	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
+	NewSize int64 `query:"new_size" minimum:"1" doc:"Size of the later tree head; default the current size."`
 }) (*struct{ Body ledger.ConsistencyProof }, error) {
 	_, t := who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
@@ -254,10 +287,15 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
-	if in.OldSize > int64(n) {
-		return nil, apierror.Invalid("query.old_size", "larger than the ledger")
+	switch {
+	case in.NewSize > int64(n):
+		return nil, apierror.Invalid("query.new_size", fmt.Sprintf("larger than the ledger (%d entries)", n))
+	case in.OldSize > int64(n):
+		return nil, apierror.Invalid("query.old_size", fmt.Sprintf("larger than the ledger (%d entries)", n))
+	case in.NewSize != 0 && in.OldSize > in.NewSize:
+		return nil, apierror.Invalid("query.old_size", "larger than new_size")
 	}
-	p, err := s.opts.Ledger.ConsistencyProof(ctx, t.ID, in.ProjectID, in.OldSize)
+	p, err := s.opts.Ledger.ConsistencyProof(ctx, t.ID, in.ProjectID, in.OldSize, in.NewSize)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
@@ -265,4 +303,42 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 		p.Hashes = []string{}
 	}
 	return &struct{ Body ledger.ConsistencyProof }{Body: p}, nil
+}
+
+// getLedgerCheckpoint answers the signed note itself, as transparency-log clients and
+// witnesses expect it (C2SP tlog-checkpoint), not wrapped in JSON.
+func (s *Server) getLedgerCheckpoint(ctx context.Context, in *ProjectPath) (*ledgerNote, error) {
+	_, t := who(ctx)
+	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
+		return nil, err
+	}
+	_, signed, err := s.opts.Ledger.Checkpoint(ctx, t.ID, in.ProjectID)
+	if err != nil {
+		return nil, ledgerError(err, "")
+	}
+	return &ledgerNote{ContentType: "text/plain; charset=utf-8", CacheControl: "no-store", Body: []byte(signed)}, nil
+}
+
+type ledgerNote struct {
+	ContentType  string `header:"Content-Type"`
+	CacheControl string `header:"Cache-Control"`
+	Body         []byte
+}
+
+// LedgerVerifierKey is the public half of the checkpoint signing key.
+type LedgerVerifierKey struct {
+	VerifierKey string `json:"verifier_key" doc:"Note verifier key: <name>+<hex key hash>+<base64 Ed25519 public key>." example:"disco-ledger+1f2e3d4c+AeWdQqTbQc0Yl1hC7VbY3QnZs3Q3rHx2wz0JcQmRZ1jA"`
+	KeyName     string `json:"key_name" doc:"Name on the checkpoints' signature lines."`
+	Origin      string `json:"origin" doc:"Checkpoint origin line of a project's ledger, with {project_id} standing for the project id." example:"disco-ledger/{project_id}"`
+}
+
+func (s *Server) getLedgerVerifierKey(ctx context.Context, _ *struct{}) (*struct{ Body LedgerVerifierKey }, error) {
+	if s.opts.Ledger == nil || s.opts.Ledger.VerifierKey() == "" {
+		return nil, apierror.NotImplemented("the Evidence Ledger's verifier key")
+	}
+	vkey := s.opts.Ledger.VerifierKey()
+	name, _, _ := strings.Cut(vkey, "+")
+	return &struct{ Body LedgerVerifierKey }{Body: LedgerVerifierKey{
+		VerifierKey: vkey, KeyName: name, Origin: ledger.Origin("{project_id}"),
+	}}, nil
 }

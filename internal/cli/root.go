@@ -18,6 +18,6 @@ func NewRoot() *cobra.Command {
 	}
 	engine := enginecli.NewCommand()
 	engine.AddCommand(newEngineRunCommand())
-	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand())
+	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand(), newLedgerCommand())
 	return root
 }
