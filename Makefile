@@ -28,7 +28,7 @@ build: generate ## Build bin/disco.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from the Go markers.
-	$(CONTROLLER_GEN) rbac:roleName=disco-manager crd:allowDangerousTypes=true,maxDescLen=400 paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=disco-manager crd:allowDangerousTypes=true,maxDescLen=400 webhook paths="./api/..." paths="./controllers/..." paths="./admission/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
 generate: controller-gen ## Generate deepcopy code.
@@ -53,9 +53,9 @@ test: verify-generated envtest build ## Run every test: Go unit and envtest suit
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac)" ]; then \
+	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac config/webhook)" ]; then \
 		echo "generated files are stale; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config/crd config/rbac; git --no-pager diff --stat -- api config; exit 1; fi
+		git status --porcelain -- api config/crd config/rbac config/webhook; git --no-pager diff --stat -- api config; exit 1; fi
 
 .PHONY: bench bench-engine bench-api
 bench: bench-engine bench-api ## Benchmarks (not part of make test).

@@ -2,14 +2,11 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
@@ -17,6 +14,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/promotion"
 	"github.com/discolab/disco/internal/webhook"
 )
 
@@ -76,102 +74,79 @@ func (s *Server) registerGovernance() {
 	}, auth.ClaimsWrite, s.demoteClaim)
 }
 
-// policyFor is the governance that applies to one claim: internal/governance's, the same
-// rules the controllers apply to auto-promotion.
-func (s *Server) policyFor(ctx context.Context, proj *discov1.Project, c *discov1.Claim) governance.Policy {
-	var camp discov1.Campaign
-	if err := s.getIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err != nil {
-		return governance.PolicyFor(proj, nil)
+// governor is the one governed path of tier changes (internal/promotion), shared with
+// the ClaimPromotion reconciler.
+func (s *Server) governor() *promotion.Governor {
+	return &promotion.Governor{Client: s.opts.Client, Reader: s.opts.APIReader, Ledger: s.opts.Ledger,
+		Events: webhook.NewPublisher(s.opts.Store, s.now), Now: s.now}
+}
+
+// tierMove reads what a tier change of the claim needs.
+func (s *Server) tierMove(ctx context.Context, path ClaimPath, body tierChange) (promotion.Move, error) {
+	p, t := who(ctx)
+	proj, c, err := s.claim(ctx, path.ProjectID, path.ClaimID)
+	if err != nil {
+		return promotion.Move{}, err
 	}
-	return governance.PolicyFor(proj, &camp)
+	m := promotion.Move{Claim: c, Project: proj, TenantID: t.ID, Target: discov1.Tier(body.TargetTier), Actor: p.Actor, Rationale: body.Rationale}
+	var camp discov1.Campaign
+	if err := s.getIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
+		m.Campaign = &camp
+	}
+	return m, nil
+}
+
+// tierMoveError words a failed tier change for the client.
+func tierMoveError(err error, claimID string) error {
+	var wrong *promotion.WrongDirection
+	var refused *promotion.Refused
+	switch {
+	case errors.As(err, &wrong):
+		return apierror.Conflict("%s", wrong.Error()).
+			With("claim_id", claimID).With("tier", string(wrong.From)).With("requested_tier", string(wrong.To))
+	case errors.As(err, &refused):
+		ev, to := refused.Evaluation, string(refused.To)
+		e := apierror.New(http.StatusForbidden, promotion.RefusalCode(ev.Constraint), "%s", refused.Error()).
+			With("claim_id", claimID).With("requested_tier", to)
+		switch ev.Constraint {
+		case governance.ConstraintCeiling:
+			e = e.With("policy_ceiling", string(ev.PolicyCeiling)).With("truth_dial_score", ev.TruthDialScore)
+		case governance.ConstraintThreshold:
+			e = e.With("truth_dial_score", ev.TruthDialScore).With("truth_dial_threshold", ev.Threshold)
+		}
+		return e.With("constraint", ev.Constraint)
+	case errors.Is(err, promotion.ErrConflict):
+		return apierror.Conflict("the claim was changed concurrently; read it again and retry").
+			With("claim_id", claimID).With("resource", "claim")
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return err
+	}
+	return writeErrorOf(err, "claim", claimID)
 }
 
 func (s *Server) promoteClaim(ctx context.Context, in *struct {
 	ClaimPath
 	Body tierChange
 }) (*struct{ Body PromotionResult }, error) {
-	p, t := who(ctx)
-	proj, c, err := s.claim(ctx, in.ProjectID, in.ClaimID)
+	m, err := s.tierMove(ctx, in.ClaimPath, in.Body)
 	if err != nil {
 		return nil, err
 	}
-	from, to := c.Spec.Tier, discov1.Tier(in.Body.TargetTier)
-	if from == "" {
-		from = discov1.TierExplore
-	}
-	if to.Rank() <= from.Rank() {
-		return nil, apierror.Conflict("the claim is in tier %s; promotion moves up (use demote to move down)", from).
-			With("claim_id", in.ClaimID).With("tier", string(from)).With("requested_tier", string(to))
-	}
-	pol := s.policyFor(ctx, proj, c)
-	ev := governance.Evaluate(pol, c.Spec.Score, c.Spec.NegativeControlsPassed, to)
-	checks := GovernanceChecks{
-		TruthDialScore:   ev.TruthDialScore,
-		Threshold:        ev.Threshold,
-		ThresholdMet:     ev.ThresholdMet,
-		NegativeControls: ev.NegativeControls,
-		PolicyCeiling:    string(ev.PolicyCeiling),
-		WithinCeiling:    ev.WithinCeiling,
-	}
-
-	var refusal *apiError
-	switch ev.Constraint {
-	case governance.ConstraintCeiling:
-		refusal = apierror.New(http.StatusForbidden, apierror.CodeGovernanceViolation,
-			"promotion to %s exceeds the promotion ceiling %s", to, ev.PolicyCeiling).
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("policy_ceiling", string(ev.PolicyCeiling)).
-			With("truth_dial_score", c.Spec.Score).With("constraint", ev.Constraint)
-	case governance.ConstraintThreshold:
-		refusal = apierror.New(http.StatusForbidden, apierror.CodeThresholdNotMet,
-			"the claim's Truth Dial score %.3g is below the threshold %.3g", c.Spec.Score, ev.Threshold).
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("truth_dial_score", c.Spec.Score).
-			With("truth_dial_threshold", ev.Threshold).With("constraint", ev.Constraint)
-	case governance.ConstraintControls:
-		refusal = apierror.New(http.StatusForbidden, apierror.CodeControlsRequired,
-			"promotion requires passing negative controls; this claim's did not pass").
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("constraint", ev.Constraint)
-	case "":
-	default:
-		refusal = apierror.New(http.StatusForbidden, apierror.CodeGovernanceViolation,
-			"promotion to %s is refused by the governance policy (%s)", to, ev.Constraint).
-			With("claim_id", in.ClaimID).With("requested_tier", string(to)).With("constraint", ev.Constraint)
-	}
-	evaluation := ev.Details()
-	if refusal != nil {
-		// Every refused promotion is evidence too.
-		details := map[string]any{
-			"operation": "promote", "from_tier": string(from), "requested_tier": string(to), "rationale": in.Body.Rationale,
-			"result": "rejected", "code": refusal.Body.Code, "constraint": refusal.Body.Details["constraint"],
-			"governance_evaluation": evaluation,
-		}
-		if _, err := s.ledgerAppend(ctx, t.ID, in.ProjectID, ledger.PolicyEvaluated, in.ClaimID, c.Spec.RunID, p.Actor, details); err != nil {
-			return nil, err
-		}
-		return nil, refusal
-	}
-
-	now := s.now().UTC()
-	moved, err := s.moveTier(ctx, c, from, to)
+	out, err := s.governor().Promote(ctx, m)
 	if err != nil {
-		return nil, err
+		return nil, tierMoveError(err, in.ClaimID)
 	}
-	entry, err := s.ledgerAppend(ctx, t.ID, in.ProjectID, ledger.ClaimPromoted, in.ClaimID, c.Spec.RunID, p.Actor, map[string]any{
-		"from_tier": string(from), "to_tier": string(to), "rationale": in.Body.Rationale,
-		"governance_evaluation": evaluation,
-	})
-	if err != nil {
-		s.undoTier(ctx, moved, from)
-		return nil, err
-	}
-	s.recordMove(ctx, moved, from, p.Actor, entry, now)
-	s.publish(ctx, t.ID, in.ProjectID, webhook.ClaimPromoted, map[string]any{
-		"claim_id": in.ClaimID, "project_id": in.ProjectID, "campaign_id": c.Spec.CampaignID, "run_id": c.Spec.RunID,
-		"type": string(c.Spec.Type), "from_tier": string(from), "tier": string(to), "score": c.Spec.Score,
-		"promoted_by": p.Actor, "ledger_entry_id": entry,
-	})
+	s.awaitCache(ctx, out.Claim, out.TierVersion)
+	ev := out.Evaluation
 	return &struct{ Body PromotionResult }{Body: PromotionResult{
-		ID: in.ClaimID, Type: string(c.Spec.Type), Tier: string(to), PreviousTier: string(from),
-		PromotedAt: now, PromotedBy: p.Actor, Rationale: in.Body.Rationale, LedgerEntryID: entry, GovernanceCheck: checks,
+		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
+		PromotedAt: out.At, PromotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,
+		GovernanceCheck: GovernanceChecks{
+			TruthDialScore: ev.TruthDialScore, Threshold: ev.Threshold, ThresholdMet: ev.ThresholdMet,
+			NegativeControls: ev.NegativeControls, PolicyCeiling: string(ev.PolicyCeiling), WithinCeiling: ev.WithinCeiling,
+		},
 	}}, nil
 }
 
@@ -179,95 +154,19 @@ func (s *Server) demoteClaim(ctx context.Context, in *struct {
 	ClaimPath
 	Body tierChange
 }) (*struct{ Body DemotionResult }, error) {
-	p, t := who(ctx)
-	_, c, err := s.claim(ctx, in.ProjectID, in.ClaimID)
+	m, err := s.tierMove(ctx, in.ClaimPath, in.Body)
 	if err != nil {
 		return nil, err
 	}
-	from, to := c.Spec.Tier, discov1.Tier(in.Body.TargetTier)
-	if from == "" {
-		from = discov1.TierExplore
-	}
-	if to.Rank() >= from.Rank() {
-		return nil, apierror.Conflict("the claim is in tier %s; demotion moves down (use promote to move up)", from).
-			With("claim_id", in.ClaimID).With("tier", string(from)).With("requested_tier", string(to))
-	}
-	now := s.now().UTC()
-	moved, err := s.moveTier(ctx, c, from, to)
+	out, err := s.governor().Demote(ctx, m)
 	if err != nil {
-		return nil, err
+		return nil, tierMoveError(err, in.ClaimID)
 	}
-	entry, err := s.ledgerAppend(ctx, t.ID, in.ProjectID, ledger.ClaimDemoted, in.ClaimID, c.Spec.RunID, p.Actor, map[string]any{
-		"from_tier": string(from), "to_tier": string(to), "rationale": in.Body.Rationale,
-	})
-	if err != nil {
-		s.undoTier(ctx, moved, from)
-		return nil, err
-	}
-	s.recordMove(ctx, moved, from, p.Actor, entry, now)
+	s.awaitCache(ctx, out.Claim, out.TierVersion)
 	return &struct{ Body DemotionResult }{Body: DemotionResult{
-		ID: in.ClaimID, Type: string(c.Spec.Type), Tier: string(to), PreviousTier: string(from),
-		DemotedAt: now, DemotedBy: p.Actor, Rationale: in.Body.Rationale, LedgerEntryID: entry,
+		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
+		DemotedAt: out.At, DemotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,
 	}}, nil
-}
-
-// moveTier changes the claim's tier with the resource version that was read: of two
-// concurrent moves, the API server accepts one and refuses the other with a conflict.
-func (s *Server) moveTier(ctx context.Context, c *discov1.Claim, from, to discov1.Tier) (*discov1.Claim, error) {
-	upd := c.DeepCopy()
-	upd.Spec.Tier = to
-	if err := s.opts.Client.Update(ctx, upd); err != nil {
-		if apierrors.IsConflict(err) {
-			return nil, apierror.Conflict("the claim was changed concurrently; read it again and retry").
-				With("claim_id", ids.FromName(c.Name)).With("resource", "claim")
-		}
-		return nil, writeErrorOf(err, "claim", ids.FromName(c.Name))
-	}
-	return upd, nil
-}
-
-// undoTier puts the tier back when the move could not be ledgered: an unrecorded
-// governance change must not stand.
-func (s *Server) undoTier(ctx context.Context, c *discov1.Claim, from discov1.Tier) {
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		var cur discov1.Claim
-		if err := s.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(c), &cur); err != nil {
-			return err
-		}
-		cur.Spec.Tier = from
-		return s.opts.Client.Update(ctx, &cur)
-	})
-	if err != nil {
-		s.log.Error(err, "could not undo an unledgered tier change", "claim", c.Name, "request_id", requestID(ctx))
-	}
-}
-
-// recordMove writes the move into the claim's status (who, when, from, which entry).
-// The tier itself is already committed; a failure here only loses the annotation of
-// the move, which the ledger keeps anyway.
-func (s *Server) recordMove(ctx context.Context, c *discov1.Claim, from discov1.Tier, actor, entry string, at time.Time) {
-	before := c.ResourceVersion
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		var cur discov1.Claim
-		if err := s.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(c), &cur); err != nil {
-			return err
-		}
-		cur.Status.PreviousTier = from
-		cur.Status.PromotedAt = &metav1.Time{Time: at}
-		cur.Status.PromotedBy = actor
-		if entry != "" {
-			cur.Status.LastLedgerEntryID = entry
-		}
-		if err := s.opts.Client.Status().Update(ctx, &cur); err != nil {
-			return err
-		}
-		c.ResourceVersion = cur.ResourceVersion
-		return nil
-	})
-	if err != nil {
-		s.log.Error(err, "recording a tier move in the claim status", "claim", c.Name, "request_id", requestID(ctx))
-	}
-	s.awaitCache(ctx, c, before)
 }
 
 // ledgerAppend records a governance entry; without a ledger (not configured) nothing is

@@ -79,7 +79,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{}, err
 	}
 	now := r.now()
-	usage := governance.UsageOf(runs.Items)
+	usage := governance.CampaignUsage(campaign, runs.Items)
 	campaign.Status.ComputeUnitsUsed = usage.ComputeUnitsUsed
 	campaign.Status.RunsCompleted = usage.RunsCompleted
 	campaign.Status.RunsTotal = usage.RunsTotal

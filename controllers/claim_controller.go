@@ -8,16 +8,23 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/ledger"
 )
 
-// ClaimReconciler records tier moves in the claim's status (previous tier) and owns each
-// claim to its run. Governance decisions are made (and ledgered) by the facade before it
-// writes spec.tier; the reconciler only observes them.
+// ClaimReconciler records tier moves in the claim's status (previous tier), owns each claim
+// to its run, and ledgers a claim's deletion. Governance decisions are made and ledgered by
+// internal/promotion (the facade and the ClaimPromotion reconciler) before spec.tier is
+// written, and the claim admission webhook lets no one else write it; the reconciler only
+// observes them.
 type ClaimReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// Ledger records deletions (claim_deleted); nil records nothing.
+	Ledger *ledger.Ledger
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=claims,verbs=get;list;watch;create;update;patch
@@ -29,9 +36,12 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !claim.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.finalize(ctx, claim)
 	}
 	if adopted, err := adopt(ctx, r.Client, claim, objectKey(claim.Namespace, claim.Spec.RunID), &discov1.Run{}); adopted || err != nil {
+		return ctrl.Result{}, err
+	}
+	if added, err := addFinalizer(ctx, r.Client, claim); added || err != nil {
 		return ctrl.Result{}, err
 	}
 
@@ -54,6 +64,42 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 	claim.Status.ObservedGeneration = claim.Generation
 	setCondition(&claim.Status.Conditions, claim, discov1.ConditionReady, metav1.ConditionTrue, "Recorded", "claim is in tier "+string(claim.Spec.Tier))
 	return ctrl.Result{}, nil
+}
+
+// finalize ledgers the deletion of a claim as claim_deleted (once: a retried finalize finds
+// the entry it wrote), then lets the claim go. Deletion is a governance event: a published
+// claim that disappears without trace would defeat the ledger (issue 14).
+func (r *ClaimReconciler) finalize(ctx context.Context, claim *discov1.Claim) error {
+	if !controllerutil.ContainsFinalizer(claim, discov1.Finalizer) {
+		return nil
+	}
+	if r.Ledger != nil {
+		if err := r.ledgerDeletion(ctx, claim); err != nil {
+			return err
+		}
+	}
+	return removeFinalizer(ctx, r.Client, claim)
+}
+
+func (r *ClaimReconciler) ledgerDeletion(ctx context.Context, claim *discov1.Claim) error {
+	tenantID := ""
+	if t := tenantOfNamespace(ctx, r.Client, claim.Namespace); t != nil {
+		tenantID = ids.FromName(t.Name)
+	}
+	claimID := ids.FromName(claim.Name)
+	recent, err := r.Ledger.List(ctx, tenantID, claim.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Desc: true, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(recent) > 0 && recent[0].EventType == ledger.ClaimDeleted {
+		return nil
+	}
+	_, err = r.Ledger.Append(ctx, ledger.Entry{
+		TenantID: tenantID, ProjectID: claim.Spec.ProjectID, EventType: ledger.ClaimDeleted, ClaimID: claimID,
+		RunID: claim.Spec.RunID, Actor: ledger.ActorSystem,
+		Details: map[string]any{"tier": string(claim.Spec.Tier), "claim_type": string(claim.Spec.Type), "truth_dial_score": claim.Spec.Score},
+	})
+	return err
 }
 
 func (r *ClaimReconciler) SetupWithManager(mgr ctrl.Manager) error {

@@ -30,10 +30,33 @@ func adopt(ctx context.Context, c client.Client, obj client.Object, parentKey cl
 	if err := c.Get(ctx, parentKey, parent); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
+	before := obj.DeepCopyObject().(client.Object)
 	if err := controllerutil.SetControllerReference(parent, obj, c.Scheme()); err != nil {
 		return false, err
 	}
-	return true, c.Update(ctx, obj)
+	// A metadata-only merge patch: an Update would send the whole object back, and a spec
+	// re-serialised with explicit zero values differs from the stored one, which the CEL rule
+	// self == oldSelf of immutable specs refuses (issue 14, item 5).
+	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+}
+
+// addFinalizer puts disco's finalizer on obj with a metadata patch, and reports whether it
+// had to.
+func addFinalizer(ctx context.Context, c client.Client, obj client.Object) (bool, error) {
+	before := obj.DeepCopyObject().(client.Object)
+	if !controllerutil.AddFinalizer(obj, discov1.Finalizer) {
+		return false, nil
+	}
+	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+}
+
+// removeFinalizer takes disco's finalizer off obj with a metadata patch.
+func removeFinalizer(ctx context.Context, c client.Client, obj client.Object) error {
+	before := obj.DeepCopyObject().(client.Object)
+	if !controllerutil.RemoveFinalizer(obj, discov1.Finalizer) {
+		return nil
+	}
+	return client.IgnoreNotFound(c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})))
 }
 
 // tenantOfNamespace finds the tenant a namespace belongs to (its tenant label), or nil.

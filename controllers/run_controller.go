@@ -7,11 +7,14 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -71,9 +74,12 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		if r.Executor != nil {
 			r.Executor.Cancel(req.NamespacedName)
 		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.finalize(ctx, run)
 	}
 	if adopted, err := adopt(ctx, r.Client, run, objectKey(run.Namespace, run.Spec.CampaignID), &discov1.Campaign{}); adopted || err != nil {
+		return ctrl.Result{}, err
+	}
+	if added, err := addFinalizer(ctx, r.Client, run); added || err != nil {
 		return ctrl.Result{}, err
 	}
 
@@ -172,8 +178,24 @@ func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason,
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
 }
 
-// admit starts a queued run when the tenant has a free execution slot.
+// admit starts a queued run when its campaign's budget admits it and the tenant has a free
+// execution slot. The budget check is the admission webhook's (governance.AdmitRun), taken
+// again here one run at a time in creation order: runs created at the same instant through
+// the Kubernetes API can all pass the webhook, and only one of them may take the last slot.
 func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
+	if waiting, err := r.missingParent(ctx, run); waiting || err != nil {
+		return ctrl.Result{RequeueAfter: 10 * time.Second}, err
+	}
+	constraint, message, err := governance.AdmitRun(ctx, r.Client, run.Namespace, run, run.CreationTimestamp.Time)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if constraint != "" {
+		msg := fmt.Sprintf("budget_exhausted (%s): %s", constraint, message)
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonBudgetExhausted, msg)
+		r.finish(run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
+		return ctrl.Result{}, nil
+	}
 	tier := discov1.TenantTierFree
 	if tenant := tenantOfNamespace(ctx, r.Client, run.Namespace); tenant != nil {
 		tier = tenant.Spec.Tier
@@ -192,6 +214,50 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Scheduled", "waiting for an executor worker")
 	}
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+}
+
+// missingParent holds a run whose project or campaign does not exist (yet: a GitOps
+// repository may apply the Run first), with a condition that says which, instead of running
+// it and failing later (issue 14, item 5).
+func (r *RunReconciler) missingParent(ctx context.Context, run *discov1.Run) (bool, error) {
+	for _, parent := range []struct {
+		kind, id string
+		obj      client.Object
+	}{{"project", run.Spec.ProjectID, &discov1.Project{}}, {"campaign", run.Spec.CampaignID, &discov1.Campaign{}}} {
+		err := r.Get(ctx, objectKey(run.Namespace, parent.id), parent.obj)
+		if apierrors.IsNotFound(err) {
+			setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, titleCase(parent.kind)+"NotFound",
+				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", parent.kind, parent.id, run.Namespace))
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// finalize folds a deleted run's usage into its campaign's retired usage, then lets the run
+// go: budget spent stays spent when the Run is deleted (issue 14, item 2).
+func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
+	if !controllerutil.ContainsFinalizer(run, discov1.Finalizer) {
+		return nil
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		camp := &discov1.Campaign{}
+		if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), camp); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		before := camp.DeepCopy()
+		if !governance.Retire(camp, run) {
+			return nil
+		}
+		return r.Status().Patch(ctx, camp, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
+		return err
+	}
+	return removeFinalizer(ctx, r.Client, run)
 }
 
 // complete turns stored results into claims and marks the run completed.

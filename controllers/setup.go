@@ -67,7 +67,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Now: opts.Now, OnExhausted: opts.OnExhausted},
 		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now, Executor: opts.Executor,
 			Blob: opts.Blob, Ledger: opts.Ledger, Events: opts.Events, TimeLimit: opts.RunTimeLimit},
-		&ClaimReconciler{Client: c, Recorder: rec("claim-controller")},
+		&ClaimReconciler{Client: c, Recorder: rec("claim-controller"), Ledger: opts.Ledger},
+		&ClaimPromotionReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("claimpromotion-controller"),
+			Ledger: opts.Ledger, Events: opts.Events, Now: opts.Now},
 		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -18,7 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/discolab/disco/admission"
+	"github.com/discolab/disco/admission/local"
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	rbacconfig "github.com/discolab/disco/config/rbac"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
@@ -26,7 +29,8 @@ import (
 )
 
 var (
-	cfg       *rest.Config
+	cfg       *rest.Config // disco's component identity (the manager's)
+	adminCfg  *rest.Config // system:masters, not a disco component: passes the webhooks like any user
 	k8sClient client.Client
 	testEnv   *envtest.Environment
 	ctx       context.Context
@@ -49,6 +53,8 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
+	// Reconciles are asynchronous; on a shared 2-core machine a second is not always enough.
+	SetDefaultEventuallyTimeout(15 * time.Second)
 
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		os.Setenv("KUBEBUILDER_ASSETS", filepath.Join("..", "bin", "k8s"))
@@ -57,16 +63,29 @@ var _ = BeforeSuite(func() {
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	Expect(local.Install(testEnv)).To(Succeed())
 	var err error
-	cfg, err = testEnv.Start()
+	adminCfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "start envtest; run `make envtest` to build the control plane")
+	// The manager, and the tests' setup client, act as disco's component identity, which
+	// the admission webhooks trust; users are made with newUser.
+	component, err := testEnv.AddUser(envtest.User{Name: local.ComponentUser, Groups: []string{"system:masters"}}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	cfg = component.Config()
 
 	Expect(discov1.AddToScheme(scheme.Scheme)).To(Succeed())
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	Expect(err).NotTo(HaveOccurred())
-
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Cache: index.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	roles, err := rbacconfig.UserRoles()
 	Expect(err).NotTo(HaveOccurred())
+	for _, r := range roles {
+		Expect(k8sClient.Create(ctx, r)).To(Succeed())
+	}
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Cache: index.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: local.Server(testEnv)})
+	Expect(err).NotTo(HaveOccurred())
+	admission.Register(mgr, admission.Options{Identities: admission.Identities{Components: []string{local.ComponentUser}}, Now: clock.Now})
 	scratch := GinkgoT().TempDir()
 	testBlob, err = blob.Open(ctx, "file://"+filepath.Join(scratch, "blobs"))
 	Expect(err).NotTo(HaveOccurred())

@@ -89,12 +89,31 @@ type CampaignStatus struct {
 	// RunsActive counts queued and running runs.
 	// +optional
 	RunsActive int32 `json:"runsActive"`
+	// Retired is what deleted runs of the campaign used. Budget is spent when a run runs;
+	// deleting the Run does not give it back (issue 14), so the counters above include it.
+	// +optional
+	Retired *RetiredUsage `json:"retired,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// RetiredUsage is the budget used by runs that were deleted.
+type RetiredUsage struct {
+	// +optional
+	ComputeUnits int64 `json:"computeUnits"`
+	// +optional
+	Runs int32 `json:"runs"`
+	// +optional
+	RunsCompleted int32 `json:"runsCompleted"`
+	// RunUIDs are the most recently retired runs, so a deletion that is retried is counted
+	// once; a run's uid is needed only until its finalizer is removed.
+	// +kubebuilder:validation:MaxItems=256
+	// +optional
+	RunUIDs []string `json:"runUIDs,omitempty"`
 }
 
 // Campaign is a budgeted series of runs in a project.

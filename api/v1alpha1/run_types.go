@@ -28,6 +28,11 @@ const (
 	RunConditionFinished = "Finished"
 
 	ReasonWaitingForCapacity = "WaitingForCapacity"
+	// ReasonBudgetExhausted: the run was refused because its campaign's budget, expiry or
+	// archived state (or its project's) does not admit it; the message names the
+	// constraint as the REST error's details.constraint does. Such a run never started and
+	// uses no budget.
+	ReasonBudgetExhausted = "BudgetExhausted"
 )
 
 // Pipeline stage names, in order.

@@ -24,6 +24,9 @@ func UsageOf(runs []discov1.Run) BudgetUsage {
 	var u BudgetUsage
 	for i := range runs {
 		run := &runs[i]
+		if Refused(run) {
+			continue
+		}
 		u.RunsTotal++
 		switch {
 		case run.Status.Phase == discov1.RunCompleted:

@@ -35,6 +35,7 @@ const (
 	PolicyEvaluated          = "policy_evaluated"
 	TruthDialScoreChanged    = "truth_dial_score_changed"
 	PolicyChanged            = "policy_changed" // a project's or campaign's governance settings changed
+	ClaimDeleted             = "claim_deleted"  // a claim was deleted (its run, project or a user's request)
 )
 
 // GenesisHash is the prev_hash of a project's first entry.

@@ -1,0 +1,63 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/governance"
+)
+
+// RunPath is where the Run webhook is served.
+const RunPath = "/validate-discovery-disco-dev-v1alpha1-run"
+
+// +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-run,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=runs,verbs=create,versions=v1alpha1,name=vrun.discovery.disco.dev,admissionReviewVersions=v1
+
+// RunValidator refuses, at creation, a Run its campaign cannot take: an archived project or
+// campaign, an expired campaign, or one whose compute units or run count are spent
+// (issue 14: budgets hold for every writer). The refusal names the constraint as the REST
+// error's details.constraint does. The facade reserves budget itself (its slot loop) and is
+// not checked twice. Runs created at the same instant can both pass this check; the run
+// reconciler admits a campaign's runs one at a time and refuses the one over budget
+// (controllers.RunReconciler.admit, with the same governance.AdmitRun), so the budget holds under races too.
+type RunValidator struct {
+	Decoder    admission.Decoder
+	Client     client.Reader
+	Identities Identities
+	Now        func() time.Time
+}
+
+func (v *RunValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create || v.Identities.isComponent(req.UserInfo) {
+		return admission.Allowed("")
+	}
+	run := &discov1.Run{}
+	if err := v.Decoder.Decode(req, run); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	// The API server stamps creationTimestamp before admission, to the second; the run being
+	// created is the newest, so every other run of the campaign counts before it.
+	run.CreationTimestamp = metav1.Time{}
+	constraint, message, err := governance.AdmitRun(ctx, v.Client, req.Namespace, run, v.now())
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if constraint != "" {
+		return deny(fmt.Sprintf("budget_exhausted (%s): %s", constraint, message))
+	}
+	return admission.Allowed("")
+}
+
+func (v *RunValidator) now() time.Time {
+	if v.Now != nil {
+		return v.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,78 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
+)
+
+// AdmitRun checks a new run against its project's and campaign's state and budget, counting
+// the campaign's other runs. It answers the blocking constraint ("" when the run fits) and a
+// message. Only the campaign's runs created before run count (all of them for a run not yet
+// created), so runs are admitted first come, first served and a run admitted once stays
+// admissible. The webhook passes an uncached reader, so runs created a moment ago count. A project or campaign that does not exist (yet) blocks nothing here: the run
+// controller reports the missing reference as a condition.
+func AdmitRun(ctx context.Context, c client.Reader, namespace string, run *discov1.Run, now time.Time) (constraint, message string, err error) {
+	project := &discov1.Project{}
+	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.ProjectID)}, project); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return "", "", err
+	case project.Spec.State == discov1.ProjectArchived:
+		return "archived", fmt.Sprintf("the project %s is archived and accepts no runs", run.Spec.ProjectID), nil
+	}
+	camp := &discov1.Campaign{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.CampaignID)}, camp); err != nil {
+		return "", "", client.IgnoreNotFound(err)
+	}
+	runs := &discov1.RunList{}
+	// All of the namespace's runs, not a label or an index: a Run written by hand may carry
+	// no labels yet, and c may be an uncached reader without indexes.
+	if err := c.List(ctx, runs, client.InNamespace(namespace)); err != nil {
+		return "", "", err
+	}
+	others := make([]discov1.Run, 0, len(runs.Items))
+	for i := range runs.Items {
+		if r := &runs.Items[i]; r.Spec.CampaignID == run.Spec.CampaignID && r.Name != run.Name && createdBefore(r, run) {
+			others = append(others, *r)
+		}
+	}
+	u := CampaignUsage(camp, others)
+	ok, constraint := CanAdmit(camp, u, run.Spec.ComputeUnitsEstimated, now)
+	if ok {
+		return "", "", nil
+	}
+	return constraint, Refusal(camp, u, run.Spec.ComputeUnitsEstimated, constraint), nil
+}
+
+// Refusal words a budget constraint of a campaign, as the REST errors do.
+func Refusal(camp *discov1.Campaign, u BudgetUsage, estimate int64, constraint string) string {
+	b := camp.Spec.Budget
+	switch constraint {
+	case "archived":
+		return fmt.Sprintf("the campaign %s is archived and accepts no runs", ids.FromName(camp.Name))
+	case "expires_at":
+		return fmt.Sprintf("the campaign expired at %s", b.ExpiresAt.UTC().Format(time.RFC3339))
+	case "max_runs":
+		return fmt.Sprintf("the campaign allows %d runs and has %d", b.MaxRuns, u.RunsTotal)
+	}
+	return fmt.Sprintf("the run needs an estimated %d compute units; the campaign has %d of %d left",
+		estimate, max(b.ComputeUnits-u.ComputeUnitsUsed, 0), b.ComputeUnits)
+}
+
+// createdBefore orders runs by creation, then name; a run not yet created comes last.
+func createdBefore(a, b *discov1.Run) bool {
+	if b.CreationTimestamp.IsZero() {
+		return true
+	}
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
