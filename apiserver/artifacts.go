@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/blob"
 )
 
 type Artifact struct {
@@ -106,8 +108,21 @@ func (s *Server) getArtifactContent(ctx context.Context, in *struct {
 	if s.opts.Blob == nil {
 		return nil, apierror.NotImplemented("artifact storage")
 	}
-	rc, err := s.opts.Blob.Get(ctx, ref.Key)
-	if err != nil {
+	// The key comes from the Run's status, which the run's engine writes: stream it only
+	// when it is one of this run's own blobs, under the caller's tenant (issue 17 item 2),
+	// and take its length from the store.
+	_, t := who(ctx)
+	keys := blob.RunRef{TenantID: t.ID, Namespace: r.Namespace, Name: r.Name, UID: string(r.UID),
+		Created: r.CreationTimestamp.Time, StatusResultsKey: r.Status.ResultsKey}
+	rc, size, err := s.opts.Blob.GetRun(ctx, keys, ref.Key)
+	switch {
+	case errors.Is(err, blob.ErrForeignKey):
+		s.log.Info("warning: refused an artifact key outside the run's own prefix", "run", r.Namespace+"/"+r.Name,
+			"artifact_id", in.ArtifactID, "key", ref.Key, "request_id", requestID(ctx))
+		return nil, apierror.NotFound("artifact", in.ArtifactID)
+	case errors.Is(err, blob.ErrNotFound):
+		return nil, apierror.NotFound("artifact", in.ArtifactID)
+	case err != nil:
 		return nil, internalError(err)
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
@@ -117,7 +132,7 @@ func (s *Server) getArtifactContent(ctx context.Context, in *struct {
 			mt = "application/octet-stream"
 		}
 		hctx.SetHeader("Content-Type", mt)
-		hctx.SetHeader("Content-Length", strconv.FormatInt(ref.SizeBytes, 10))
+		hctx.SetHeader("Content-Length", strconv.FormatInt(size, 10))
 		hctx.SetHeader("ETag", `"`+ref.SHA256+`"`)
 		hctx.SetHeader("X-Content-Type-Options", "nosniff")
 		hctx.SetHeader("Content-Disposition", `attachment; filename="`+safeFileName(ref.Name)+`"`)

@@ -372,8 +372,8 @@ func TestRuns(t *testing.T) {
 	score := 0.9
 	run.Status = discov1.RunStatus{Phase: discov1.RunCompleted, ComputeUnitsUsed: 7, CompletedAt: &now, DurationMS: 1234, ClaimsCount: 2, ArtifactsCount: 1,
 		Summary:   &discov1.RunSummary{BestClaimID: "clm_x", BestClaimType: "law", BestClaimScore: &score, NegativeControlsPassed: true},
-		Artifacts: []discov1.ArtifactRef{{ID: "art_aaaaaaaaaaaaaaaaaaaaaaaaaa", Name: "fit.svg", Kind: "plot", MediaType: "image/svg+xml", SizeBytes: 5, SHA256: strings.Repeat("a", 64), Key: "runs/" + rid + "/fit.svg", CreatedAt: now}}}
-	if err := env.blob.Put(ctx, "runs/"+rid+"/fit.svg", []byte("<svg>")); err != nil {
+		Artifacts: []discov1.ArtifactRef{{ID: "art_aaaaaaaaaaaaaaaaaaaaaaaaaa", Name: "fit.svg", Kind: "plot", MediaType: "image/svg+xml", SizeBytes: 5, SHA256: strings.Repeat("a", 64), Key: ownArtifactKey(&run, env.tenantA, "fit.svg"), CreatedAt: now}}}
+	if err := env.blob.Put(ctx, ownArtifactKey(&run, env.tenantA, "fit.svg"), []byte("<svg>")); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.direct.Status().Update(ctx, &run); err != nil {
