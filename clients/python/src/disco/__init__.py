@@ -10,11 +10,12 @@
 ``disco.AsyncClient`` has the same resources with ``await`` and ``async for``.
 """
 
-from . import models, oauth, webhooks
+from . import ledger, models, oauth, webhooks
 from ._async.client import AsyncClient, AsyncPaginator
 from ._base import NOT_GIVEN, RetryPolicy, TokenState
 from ._sync.client import Client, Paginator
 from ._version import __version__
+from .ledger import LedgerConsistencyError
 from .errors import (
     APIConnectionError,
     APITimeoutError,
@@ -86,6 +87,7 @@ __all__ = [
     "GovernancePolicyViolation",
     "InternalServerError",
     "LedgerConsistency",
+    "LedgerConsistencyError",
     "LedgerEntry",
     "LedgerIntegrityError",
     "LedgerProof",
@@ -115,6 +117,7 @@ __all__ = [
     "WebhookDelivery",
     "WebhookVerificationError",
     "__version__",
+    "ledger",
     "models",
     "oauth",
     "webhooks",

@@ -51,6 +51,7 @@ from ..errors import (
     WaitTimeoutError,
     error_from_response,
 )
+from ..ledger import Checkpoint, ConsistencyCheck, LedgerConsistencyError, check_consistency, parse_checkpoint
 from ..models import (
     APIKey,
     Artifact,
@@ -603,9 +604,57 @@ class Ledger(_Resource):
         """The Merkle inclusion proof of one entry."""
         return self._get(f"{_project(project_id)}/ledger/{seg(entry_id)}/proof", LedgerProof)
 
-    def consistency(self, project_id: str, old_size: int) -> LedgerConsistency:
-        """The Merkle consistency proof from the tree of ``old_size`` entries to now."""
-        return self._get(f"{_project(project_id)}/ledger/consistency", LedgerConsistency, {"old_size": old_size})
+    def consistency(self, project_id: str, old_size: int, new_size: int | None = None) -> LedgerConsistency:
+        """The Merkle consistency proof from the tree of ``old_size`` entries to the tree
+        of ``new_size`` entries (default: now)."""
+        params = compact({"old_size": old_size, "new_size": new_size})
+        return self._get(f"{_project(project_id)}/ledger/consistency", LedgerConsistency, params)
+
+    def verifier_key(self) -> str:
+        """The note verifier key (``<name>+<hash>+<base64 Ed25519 key>``) that signs every
+        project's checkpoints. Pin a copy obtained out of band rather than trusting the
+        service you check."""
+        data = self._client._request_json(RequestOptions("GET", "/ledger/verifier-key"))
+        return str(data["verifier_key"])
+
+    def checkpoint(self, project_id: str) -> Checkpoint:
+        """The ledger's current signed checkpoint (C2SP tlog-checkpoint). Keep ``.note``:
+        ``verify_consistency`` later shows whether the ledger still extends it. Its
+        signature is not checked here (see :mod:`disco.ledger`)."""
+        resp = self._client._request(RequestOptions("GET", f"{_project(project_id)}/ledger/checkpoint"))
+        return parse_checkpoint(resp.text)
+
+    def verify_consistency(self, project_id: str, old_checkpoint: str | Checkpoint) -> ConsistencyCheck:
+        """Check that the ledger still extends ``old_checkpoint`` (a checkpoint's note text,
+        or a parsed one): the service verifies the whole ledger, then the RFC 6962
+        consistency proof from the kept tree head to the verified one is checked here
+        against the kept root. Raises :class:`disco.ledger.LedgerConsistencyError` when the
+        ledger was rewritten or truncated, even though ``verify`` calls it valid, and
+        ``LedgerIntegrityError`` when the service's own verification fails. Signatures are
+        not checked (see :mod:`disco.ledger`)."""
+        kept = old_checkpoint if isinstance(old_checkpoint, Checkpoint) else parse_checkpoint(old_checkpoint)
+        if kept.project_id != project_id:
+            raise ValueError(f"the checkpoint is of project {kept.project_id}, not {project_id}")
+        verification = self.verify(project_id)
+        current = parse_checkpoint(verification.checkpoint or "")
+        if (
+            not verification.valid
+            or current.project_id != project_id
+            or current.size != verification.size
+            or current.root_hash_b64 != verification.root_hash
+        ):
+            raise LedgerConsistencyError("the service's verification does not match its checkpoint")
+        hashes: builtins.list[str] = []
+        if 0 < kept.size < current.size:
+            proof = self.consistency(project_id, kept.size, current.size)
+            if proof.old_size != kept.size or proof.new_size != current.size:
+                raise LedgerConsistencyError(
+                    f"the service answered a proof from {proof.old_size} to {proof.new_size} entries, "
+                    f"asked from {kept.size} to {current.size}"
+                )
+            hashes = proof.hashes
+        check_consistency(kept, current, hashes)
+        return ConsistencyCheck(kept=kept, current=current, proof=tuple(hashes))
 
 
 class Webhooks(_Resource):
