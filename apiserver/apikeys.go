@@ -71,6 +71,11 @@ type apiKeyCreate struct {
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 }
 
+// manageRule is the rule of covers, as the API documents it.
+const manageRule = "A caller manages only keys no stronger than itself: keys whose scopes it holds all of and whose projects " +
+	"are within its own (a key restricted to projects manages only keys restricted to some of them). Other keys are " +
+	"answered 404 and left out of lists."
+
 func (s *Server) registerAPIKeys() {
 	register(s, huma.Operation{
 		OperationID: "createAPIKey", Method: http.MethodPost, Path: "/api-keys",
@@ -80,22 +85,22 @@ func (s *Server) registerAPIKeys() {
 	}, auth.APIKeysWrite, s.createAPIKey)
 	register(s, huma.Operation{
 		OperationID: "listAPIKeys", Method: http.MethodGet, Path: "/api-keys",
-		Summary: "List API keys", Tags: []string{"API keys"},
+		Summary: "List API keys", Tags: []string{"API keys"}, Description: manageRule,
 	}, auth.APIKeysWrite, s.listAPIKeys)
 	register(s, huma.Operation{
 		OperationID: "getAPIKey", Method: http.MethodGet, Path: "/api-keys/{key_id}",
-		Summary: "Get an API key", Tags: []string{"API keys"}, Errors: []int{http.StatusNotFound},
+		Summary: "Get an API key", Tags: []string{"API keys"}, Errors: []int{http.StatusNotFound}, Description: manageRule,
 	}, auth.APIKeysWrite, s.getAPIKey)
 	register(s, huma.Operation{
 		OperationID: "rollAPIKey", Method: http.MethodPost, Path: "/api-keys/{key_id}/roll",
 		Summary: "Roll an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
 		Description: "Issues a replacement with the same name, scopes, projects and expiry; the old key keeps " +
-			"working for grace_period_seconds (default 86400) so rotation does not disrupt running clients.",
+			"working for grace_period_seconds (default 86400) so rotation does not disrupt running clients. " + manageRule,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.APIKeysWrite, s.rollAPIKey)
 	register(s, huma.Operation{
 		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/api-keys/{key_id}",
-		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent,
+		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent, Description: manageRule,
 		Errors: []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.revokeAPIKey)
 }
@@ -150,22 +155,35 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 	return s.newAPIKey(k, plain), nil
 }
 
-// visibleKey reports whether the caller may manage k: a key restricted to projects only
-// sees keys restricted to a subset of them.
-func visibleKey(p *auth.Principal, k store.APIKey) bool {
+// covers reports whether the caller may manage a credential that grants scopes over
+// projects (empty: every project of the tenant). Managing a credential (creating, reading,
+// rolling, revoking it) can hand its power to the caller, so it is allowed only for
+// credentials no stronger than the caller (issue 17): each scope is one the caller holds,
+// and the projects are within the caller's, an unrestricted caller covering every project
+// set and a restricted one only non-empty subsets of its own. Credentials outside are
+// answered as not found, and left out of lists.
+func covers(p *auth.Principal, scopes, projects []string) bool {
+	for _, sc := range scopes {
+		if !p.Has(sc) {
+			return false
+		}
+	}
 	if !p.Restricted() {
 		return true
 	}
-	if len(k.ProjectIDs) == 0 {
+	if len(projects) == 0 {
 		return false
 	}
-	for _, id := range k.ProjectIDs {
+	for _, id := range projects {
 		if !p.AllowsProject(id) {
 			return false
 		}
 	}
 	return true
 }
+
+// visibleKey reports whether the caller may manage k.
+func visibleKey(p *auth.Principal, k store.APIKey) bool { return covers(p, k.Scopes, k.ProjectIDs) }
 
 var apiKeySort = pagination.Spec[store.APIKey]{
 	Name: "api_keys",

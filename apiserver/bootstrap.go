@@ -3,18 +3,39 @@ package apiserver
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
 
-// Bootstrap makes sure the tenant has an admin user and creates a new admin API key with
-// every scope, returning its plaintext. `disco dev` calls it at startup and prints the
-// key once. The admin user's password exists only when the user is created here; it is
-// logged once through opts.Logger then (use BootstrapUser to get it programmatically).
+// Marks of the keys Bootstrap mints, which it alone manages.
+const (
+	bootstrapKeyName = "admin (bootstrap)"
+	bootstrapActor   = "system"
+)
+
+// credentialsFile is the file `disco dev` writes next to its SQLite database with the
+// plaintext of the bootstrap key, which the store does not keep (it keeps the SHA-256).
+const credentialsFile = "credentials.json"
+
+// Bootstrap makes sure the tenant has an admin user and an admin API key with every
+// scope, and returns the key's plaintext. `disco dev` calls it at startup and prints the
+// key. The key of the previous start is reused while it is active and still holds every
+// scope of auth.All; its plaintext is read back from the credentials.json beside a SQLite
+// store, where `disco dev` writes it. Otherwise a new key is minted. Either way every
+// other key Bootstrap minted for the tenant is revoked, so starts do not pile up
+// full-scope keys that never expire (issue 17). The admin user's password exists only
+// when the user is created here; it is logged once through opts.Logger then (use
+// BootstrapUser to get it programmatically).
 func Bootstrap(ctx context.Context, opts Options, tenantID string) (string, error) {
 	username, password, created, err := BootstrapUser(ctx, opts.Store, tenantID)
 	if err != nil {
@@ -24,16 +45,95 @@ func Bootstrap(ctx context.Context, opts Options, tenantID string) (string, erro
 		opts.Logger.Info("created the tenant's admin user; the password is shown only now",
 			"tenant_id", tenantID, "username", username, "password", password)
 	}
-	_, key, err := opts.Store.CreateAPIKey(ctx, store.NewAPIKey{
-		TenantID:  tenantID,
-		Name:      "admin (bootstrap)",
-		Scopes:    append([]string(nil), auth.All...),
-		CreatedBy: "system",
-	})
-	if err != nil {
-		return "", fmt.Errorf("apiserver: bootstrap API key: %w", err)
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	key, id := storedBootstrapKey(ctx, opts.Store, tenantID, now())
+	if key == "" {
+		k, plain, err := opts.Store.CreateAPIKey(ctx, store.NewAPIKey{
+			TenantID:  tenantID,
+			Name:      bootstrapKeyName,
+			Scopes:    slices.Clone(auth.All),
+			CreatedBy: bootstrapActor,
+		})
+		if err != nil {
+			return "", fmt.Errorf("apiserver: bootstrap API key: %w", err)
+		}
+		key, id = plain, k.ID
+	}
+	if err := revokeBootstrapKeys(ctx, opts.Store, tenantID, id); err != nil {
+		return "", fmt.Errorf("apiserver: revoke earlier bootstrap API keys: %w", err)
 	}
 	return key, nil
+}
+
+// storedBootstrapKey returns the plaintext and id of the tenant's bootstrap key recorded
+// in the credentials file beside a SQLite store, when that key is still a usable admin
+// key at now: minted by Bootstrap for this tenant, active, not rolled, unrestricted, and
+// holding every scope. Anything else gives "": the caller mints a new key.
+func storedBootstrapKey(ctx context.Context, st *store.Store, tenantID string, now time.Time) (string, string) {
+	if st.Dialect() != store.SQLite {
+		return "", ""
+	}
+	var dbFile string
+	if err := st.DB().QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&dbFile); err != nil || dbFile == "" {
+		return "", ""
+	}
+	f, err := os.Open(filepath.Join(filepath.Dir(dbFile), credentialsFile))
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	var creds struct {
+		APIKey   string `json:"api_key"`
+		TenantID string `json:"tenant_id"`
+	}
+	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&creds); err != nil ||
+		creds.TenantID != tenantID || !store.ValidAPIKeyFormat(creds.APIKey) {
+		return "", ""
+	}
+	k, err := st.APIKeyByHash(ctx, store.HashAPIKey(creds.APIKey))
+	if err != nil || !isBootstrapKey(k, tenantID) || !k.ActiveAt(now) || k.ReplacedBy != "" || len(k.ProjectIDs) > 0 {
+		return "", ""
+	}
+	for _, sc := range auth.All {
+		if !slices.Contains(k.Scopes, sc) {
+			return "", ""
+		}
+	}
+	return creds.APIKey, k.ID
+}
+
+func isBootstrapKey(k store.APIKey, tenantID string) bool {
+	return k.TenantID == tenantID && k.Name == bootstrapKeyName && k.CreatedBy == bootstrapActor
+}
+
+// revokeBootstrapKeys revokes the tenant's bootstrap keys other than keep. Rolled ones
+// are left to end with their grace period, which whoever rolled them chose.
+func revokeBootstrapKeys(ctx context.Context, st *store.Store, tenantID, keep string) error {
+	var stale []string
+	for after := ""; ; {
+		page, err := st.ListAPIKeys(ctx, tenantID, store.MaxPageSize, after)
+		if err != nil {
+			return err
+		}
+		for _, k := range page {
+			if k.ID != keep && isBootstrapKey(k, tenantID) && k.RevokedAt == nil && k.ReplacedBy == "" {
+				stale = append(stale, k.ID)
+			}
+		}
+		if len(page) < store.MaxPageSize {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	for _, id := range stale {
+		if err := st.RevokeAPIKey(ctx, tenantID, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // BootstrapUser ensures the tenant has an admin user. It returns the username, and the

@@ -119,10 +119,12 @@ func (s *Server) registerOAuthClients() {
 	register(s, huma.Operation{
 		OperationID: "listOAuthClients", Method: http.MethodGet, Path: "/oauth-clients",
 		Summary: "List OAuth clients", Tags: []string{"Authentication"},
+		Description: "Lists the clients the caller may manage: those whose scopes it holds all of, for callers not restricted to projects.",
 	}, auth.APIKeysWrite, s.listOAuthClients)
 	register(s, huma.Operation{
 		OperationID: "deleteOAuthClient", Method: http.MethodDelete, Path: "/oauth-clients/{client_id}",
 		Summary: "Delete an OAuth client and revoke its tokens", Tags: []string{"Authentication"},
+		Description:   "Only clients the caller may manage (see listOAuthClients); others are answered 404.",
 		DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.deleteOAuthClient)
 }
@@ -175,23 +177,35 @@ var oauthClientSort = pagination.Spec[*oauth.Client]{
 	ID: func(c *oauth.Client) string { return c.ID },
 }
 
+// visibleClient reports whether the caller may manage c. A client's sessions reach every
+// project of the tenant, so only callers unrestricted by project cover it (see covers).
+func visibleClient(p *auth.Principal, c *oauth.Client) bool { return covers(p, c.Scopes, nil) }
+
 func (s *Server) listOAuthClients(ctx context.Context, in *struct {
 	PageParams
 	Sort string `query:"sort" enum:"created_at,name"`
 }) (*listOutput[OAuthClient], error) {
-	_, t := who(ctx)
+	p, t := who(ctx)
 	cs, err := s.oauth.Storage.Clients(ctx, t.ID)
 	if err != nil {
 		return nil, internalError(err)
 	}
+	cs = slices.DeleteFunc(cs, func(c *oauth.Client) bool { return !visibleClient(p, c) })
 	return paginate(s, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
 }
 
 func (s *Server) deleteOAuthClient(ctx context.Context, in *struct {
 	ClientID string `path:"client_id" maxLength:"64"`
 }) (*struct{}, error) {
-	_, t := who(ctx)
-	err := s.oauth.Storage.DeleteClient(ctx, t.ID, in.ClientID)
+	p, t := who(ctx)
+	c, err := s.oauth.Storage.Client(ctx, in.ClientID)
+	if errors.Is(err, oauth.ErrClientNotFound) || (err == nil && (c.TenantID != t.ID || !visibleClient(p, c))) {
+		return nil, apierror.NotFound("OAuth client", in.ClientID)
+	}
+	if err != nil {
+		return nil, internalError(err)
+	}
+	err = s.oauth.Storage.DeleteClient(ctx, t.ID, in.ClientID)
 	if errors.Is(err, oauth.ErrClientNotFound) {
 		return nil, apierror.NotFound("OAuth client", in.ClientID)
 	}

@@ -7,11 +7,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/ory/fosite"
@@ -59,7 +63,10 @@ func (s *Server) registerOAuth() {
 		Description: "JSON or application/x-www-form-urlencoded. grant_type authorization_code: code, redirect_uri, " +
 			"client_id, code_verifier (PKCE S256). grant_type refresh_token: refresh_token, client_id; refresh tokens " +
 			"rotate on every use, and presenting a used one revokes every token of the grant. Access tokens " +
-			"(disco_session_...) expire after 24 hours.",
+			"(disco_session_...) expire after 24 hours. A refresh token stays valid for 30 days after it was issued " +
+			"(the idle window), and every token of a grant ends 90 days after the user signed in however often it is " +
+			"refreshed (the absolute lifetime); then the user signs in again. Deleting or disabling a user ends their " +
+			"sessions at once.",
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{metaRaw: true},
 	}, "", s.exchangeToken)
@@ -91,7 +98,10 @@ func (s *Server) registerOAuth() {
 		Errors:   []int{http.StatusForbidden},
 		Metadata: map[string]any{metaRaw: true},
 		Responses: map[string]*huma.Response{"303": {Description: "Redirect to the client."},
-			"401": {Description: "Wrong username or password: the page again.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
+			"401": {Description: "Wrong username or password, or a disabled account: the page again.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}},
+			"429": {Description: "Too many failed sign-ins for this username (tenant and username, whether or not the account exists): " +
+				"the page again, with Retry-After. The wait starts at 30 seconds after 5 failures in a row and doubles with each " +
+				"further failure up to 15 minutes.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
 	}, "", s.authorizeDecision)
 	s.registerOAuthClients()
 }
@@ -321,23 +331,84 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 			f.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 			return
 		}
-		username := r.PostForm.Get("username")
-		user, err := s.opts.Store.UserByUsername(ctx, username)
-		if err != nil || !user.CheckPassword(r.PostForm.Get("password")) || user.TenantID != c.TenantID {
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				s.log.Error(err, "reading user", "request_id", requestID(ctx))
-			}
-			s.renderLogin(w, http.StatusUnauthorized, r, c, requestedScopes(ar, c), username, "Wrong username or password.")
+		username := strings.TrimSpace(r.PostForm.Get("username"))
+		user, msg, status := s.signIn(ctx, c.TenantID, username, r.PostForm.Get("password"), w.Header())
+		if msg != "" {
+			s.renderLogin(w, status, r, c, requestedScopes(ar, c), username, msg)
 			return
 		}
 		for _, sc := range requestedScopes(ar, c) {
 			ar.GrantScope(sc)
 		}
-		resp, err := f.NewAuthorizeResponse(ctx, ar, oauth.NewSession(user.TenantID, user.ID, user.Username))
+		resp, err := f.NewAuthorizeResponse(ctx, ar, oauth.NewSession(user.TenantID, user.ID, user.Username, s.now()))
 		if err != nil {
 			f.WriteAuthorizeError(ctx, w, ar, err)
 			return
 		}
 		f.WriteAuthorizeResponse(ctx, w, ar, resp)
 	}}, nil
+}
+
+// Per-account sign-in throttling (issue 17; OWASP Authentication Cheat Sheet, "Login
+// Throttling"), on top of the per-address request limit: the first loginFreeFailures
+// failures in a row for a (tenant, username) pair cost nothing; from then on each failure
+// locks the pair for loginBaseLock, doubling with every further failure up to loginMaxLock.
+// Unknown usernames are throttled alike, so the answer does not tell whether an account
+// exists. A success clears the count.
+const (
+	loginFreeFailures = 5
+	loginBaseLock     = 30 * time.Second
+	loginMaxLock      = 15 * time.Minute
+)
+
+// loginLock is how long the pair is locked after its failures-th failure in a row.
+func loginLock(failures int) time.Duration {
+	if failures < loginFreeFailures {
+		return 0
+	}
+	d := loginBaseLock
+	for i := loginFreeFailures; i < failures && d < loginMaxLock; i++ {
+		d *= 2
+	}
+	return min(d, loginMaxLock)
+}
+
+// signIn checks a username and password for a sign-in to the tenant. It returns the user,
+// or the message and status of the login page to show instead; a throttled pair also gets
+// Retry-After in h. The password is compared whether or not the user exists, and not at
+// all while the pair is locked, so neither the answer nor its timing tells existing
+// accounts from missing ones.
+func (s *Server) signIn(ctx context.Context, tenantID, username, password string, h http.Header) (store.User, string, int) {
+	wait, err := s.opts.Store.BeginLogin(ctx, tenantID, username, s.now(), loginLock)
+	if err != nil {
+		s.log.Error(err, "throttling sign-in", "request_id", requestID(ctx))
+		return store.User{}, "Signing in is unavailable at the moment; try again shortly.", http.StatusInternalServerError
+	}
+	if wait > 0 {
+		secs := int64(math.Ceil(wait.Seconds()))
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
+		return store.User{}, fmt.Sprintf("Too many failed sign-ins for this username. Try again in %s.", waitText(secs)), http.StatusTooManyRequests
+	}
+	user, ok, err := s.opts.Store.VerifyPassword(ctx, username, password)
+	if err != nil {
+		s.log.Error(err, "reading user", "request_id", requestID(ctx))
+	}
+	if !ok || user.TenantID != tenantID {
+		return store.User{}, "Wrong username or password.", http.StatusUnauthorized
+	}
+	if user.Disabled() {
+		return store.User{}, "This account is disabled; ask your tenant's administrator to enable it.", http.StatusUnauthorized
+	}
+	if err := s.opts.Store.LoginSucceeded(ctx, tenantID, username); err != nil {
+		s.log.Error(err, "clearing sign-in failures", "request_id", requestID(ctx))
+	}
+	return user, "", 0
+}
+
+// waitText says secs in seconds or whole minutes, rounded up.
+func waitText(secs int64) string {
+	if secs < 60 {
+		return fmt.Sprintf("%d seconds", secs)
+	}
+	return fmt.Sprintf("%d minutes", (secs+59)/60)
 }

@@ -27,10 +27,14 @@ const (
 	CodePrefix    = "disco_code_"
 )
 
-// Lifespans.
+// Lifespans. RefreshLifespan is the idle window: each rotation issues a refresh token
+// valid for that long. SessionLifespan is absolute: counted from the sign-in, it bounds
+// every token of the grant however often it rotates (RFC 6819 5.1.5.3, issue 17), after
+// which the user signs in again.
 const (
 	AccessLifespan  = 24 * time.Hour
 	RefreshLifespan = 30 * 24 * time.Hour
+	SessionLifespan = 90 * 24 * time.Hour
 	CodeLifespan    = 10 * time.Minute
 )
 
@@ -148,15 +152,35 @@ type Identity struct {
 	Scopes   []string
 }
 
-const extraTenant = "tenant_id"
+// Keys of the session's Extra map.
+const (
+	extraTenant = "tenant_id"
+	// extraAuthTime is when the user signed in (Unix milliseconds), like OpenID Connect's
+	// auth_time claim; every token of the grant carries it through rotation.
+	extraAuthTime = "auth_time"
+)
 
-// NewSession is the session of a user approving a grant.
-func NewSession(tenantID, userID, username string) *fosite.DefaultSession {
+// NewSession is the session of a user approving a grant, signed in at authTime.
+func NewSession(tenantID, userID, username string, authTime time.Time) *fosite.DefaultSession {
 	return &fosite.DefaultSession{
 		Subject:  userID,
 		Username: username,
-		Extra:    map[string]any{extraTenant: tenantID},
+		Extra:    map[string]any{extraTenant: tenantID, extraAuthTime: authTime.UnixMilli()},
 	}
+}
+
+// authTime returns when the session's user signed in, if the session records it.
+func authTime(s *fosite.DefaultSession) (time.Time, bool) {
+	if s == nil {
+		return time.Time{}, false
+	}
+	switch v := s.Extra[extraAuthTime].(type) {
+	case int64:
+		return time.UnixMilli(v), true
+	case float64: // after a JSON round trip
+		return time.UnixMilli(int64(v)), true
+	}
+	return time.Time{}, false
 }
 
 // Errors of Introspect.

@@ -206,8 +206,12 @@ type storedRequest struct {
 	Session           *fosite.DefaultSession `json:"session"`
 }
 
-func (s *Storage) create(ctx context.Context, kind, signature string, req fosite.Requester, expires time.Time) error {
+func (s *Storage) create(ctx context.Context, kind, signature string, req fosite.Requester, t fosite.TokenType) error {
 	sess, _ := req.GetSession().(*fosite.DefaultSession)
+	if sess != nil && (kind == kindAccess || kind == kindRefresh) {
+		s.bound(sess, t)
+	}
+	expires := expiry(req, t)
 	sr := storedRequest{
 		ID: req.GetID(), RequestedAt: req.GetRequestedAt(), ClientID: req.GetClient().GetID(),
 		RequestedScope: req.GetRequestedScopes(), GrantedScope: req.GetGrantedScopes(),
@@ -231,12 +235,63 @@ func (s *Storage) create(ctx context.Context, kind, signature string, req fosite
 	return err
 }
 
+// bound caps the expiry of a token of type t at the end of the session's absolute
+// lifetime, so the expiry a client is told never passes the grant's end. An unset expiry
+// (fosite then counts the lifespan from the request time) is left unset; live refuses
+// every token past the end whatever its expiry. A session without a sign-in time (issued
+// before sign-in times were recorded) is given one now.
+func (s *Storage) bound(sess *fosite.DefaultSession, t fosite.TokenType) {
+	at, ok := authTime(sess)
+	if !ok {
+		at = s.now()
+		if sess.Extra == nil {
+			sess.Extra = map[string]any{}
+		}
+		sess.Extra[extraAuthTime] = at.UnixMilli()
+	}
+	end := at.Add(SessionLifespan).UTC()
+	if e := sess.GetExpiresAt(t); !e.IsZero() && e.After(end) {
+		sess.SetExpiresAt(t, end)
+	}
+}
+
+// live checks that a stored session may still be used (issue 17): it is within its
+// absolute lifetime, and its user still exists, is not disabled and has not had their
+// sessions revoked since signing in. created stands in for the sign-in time of sessions
+// that do not record one. A refusal wraps fosite.ErrNotFound, which fosite answers as
+// invalid_grant at the token endpoint and as an invalid token elsewhere.
+func (s *Storage) live(ctx context.Context, sess *fosite.DefaultSession, created time.Time) error {
+	if sess == nil || sess.Subject == "" {
+		return fmt.Errorf("%w: the session has no user", fosite.ErrNotFound)
+	}
+	at, ok := authTime(sess)
+	if !ok {
+		at = created
+	}
+	if !s.now().Before(at.Add(SessionLifespan)) {
+		return fmt.Errorf("%w: the session reached its absolute lifetime; sign in again", fosite.ErrNotFound)
+	}
+	u, err := s.st.UserByID(ctx, sess.Subject)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: the session's user no longer exists", fosite.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	if !u.SessionAllowed(at) {
+		return fmt.Errorf("%w: the user is disabled or their sessions were revoked", fosite.ErrNotFound)
+	}
+	return nil
+}
+
 // get loads a stored request; an inactive one is returned with its error so fosite can
-// detect reuse.
+// detect reuse. Sessions that are no longer live (see live) are not found.
 func (s *Storage) get(ctx context.Context, kind, signature string, session fosite.Session) (fosite.Requester, bool, error) {
 	var data string
 	var active int
-	err := s.st.DB().QueryRowContext(ctx, s.st.Rebind(`SELECT data, active FROM oauth_tokens WHERE signature = ?`), kind+":"+signature).Scan(&data, &active)
+	var created int64
+	err := s.st.DB().QueryRowContext(ctx, s.st.Rebind(`SELECT data, active, created_at FROM oauth_tokens WHERE signature = ?`), kind+":"+signature).
+		Scan(&data, &active, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, fosite.ErrNotFound
 	}
@@ -245,6 +300,9 @@ func (s *Storage) get(ctx context.Context, kind, signature string, session fosit
 	}
 	var sr storedRequest
 	if err := json.Unmarshal([]byte(data), &sr); err != nil {
+		return nil, false, err
+	}
+	if err := s.live(ctx, sr.Session, time.UnixMilli(created)); err != nil {
 		return nil, false, err
 	}
 	client, err := s.GetClient(ctx, sr.ClientID)
@@ -285,7 +343,7 @@ func expiry(req fosite.Requester, t fosite.TokenType) time.Time {
 
 // CreateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
 func (s *Storage) CreateAuthorizeCodeSession(ctx context.Context, code string, req fosite.Requester) error {
-	return s.create(ctx, kindCode, code, req, expiry(req, fosite.AuthorizeCode))
+	return s.create(ctx, kindCode, code, req, fosite.AuthorizeCode)
 }
 
 // GetAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
@@ -309,7 +367,7 @@ func (s *Storage) InvalidateAuthorizeCodeSession(ctx context.Context, code strin
 
 // CreatePKCERequestSession implements pkce.PKCERequestStorage.
 func (s *Storage) CreatePKCERequestSession(ctx context.Context, signature string, req fosite.Requester) error {
-	return s.create(ctx, kindPKCE, signature, req, expiry(req, fosite.AuthorizeCode))
+	return s.create(ctx, kindPKCE, signature, req, fosite.AuthorizeCode)
 }
 
 // GetPKCERequestSession implements pkce.PKCERequestStorage.
@@ -325,7 +383,7 @@ func (s *Storage) DeletePKCERequestSession(ctx context.Context, signature string
 
 // CreateAccessTokenSession implements oauth2.AccessTokenStorage.
 func (s *Storage) CreateAccessTokenSession(ctx context.Context, signature string, req fosite.Requester) error {
-	return s.create(ctx, kindAccess, signature, req, expiry(req, fosite.AccessToken))
+	return s.create(ctx, kindAccess, signature, req, fosite.AccessToken)
 }
 
 // GetAccessTokenSession implements oauth2.AccessTokenStorage.
@@ -347,7 +405,7 @@ func (s *Storage) DeleteAccessTokenSession(ctx context.Context, signature string
 
 // CreateRefreshTokenSession implements oauth2.RefreshTokenStorage.
 func (s *Storage) CreateRefreshTokenSession(ctx context.Context, signature, _ string, req fosite.Requester) error {
-	return s.create(ctx, kindRefresh, signature, req, expiry(req, fosite.RefreshToken))
+	return s.create(ctx, kindRefresh, signature, req, fosite.RefreshToken)
 }
 
 // GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A used (rotated) refresh
@@ -392,11 +450,23 @@ func (s *Storage) RevokeAccessToken(ctx context.Context, requestID string) error
 }
 
 // Sweep deletes tokens that expired more than a day ago (inactive refresh tokens are kept
-// until then for reuse detection).
+// until then for reuse detection), tokens of users who were deleted or disabled or had
+// their sessions revoked since (reads already refuse them), and sign-in failure counts
+// old enough to be forgotten.
 func (s *Storage) Sweep(ctx context.Context) (int64, error) {
-	res, err := s.st.DB().ExecContext(ctx, s.st.Rebind(`DELETE FROM oauth_tokens WHERE expires_at < ?`), s.now().Add(-24*time.Hour).UnixMilli())
+	now := s.now()
+	res, err := s.st.DB().ExecContext(ctx, s.st.Rebind(`DELETE FROM oauth_tokens WHERE expires_at < ?`), now.Add(-24*time.Hour).UnixMilli())
 	if err != nil {
 		return 0, err
 	}
-	return res.RowsAffected()
+	n, _ := res.RowsAffected()
+	res, err = s.st.DB().ExecContext(ctx, `DELETE FROM oauth_tokens WHERE NOT EXISTS (
+		SELECT 1 FROM users u WHERE u.id = oauth_tokens.subject AND u.disabled_at IS NULL
+		AND (u.sessions_revoked_at IS NULL OR u.sessions_revoked_at <= oauth_tokens.created_at))`)
+	if err != nil {
+		return n, err
+	}
+	m, _ := res.RowsAffected()
+	logins, err := s.st.SweepLogins(ctx, now)
+	return n + m + logins, err
 }
