@@ -15,6 +15,9 @@ import (
 // webhooks trust it as one of disco's components (admission.Identities.Components).
 const ComponentUser = "disco-manager"
 
+// DevUser is the normal user of `disco dev`'s kubeconfig-user: an editor, not a promoter.
+const DevUser = "disco-user"
+
 // Install adds disco's webhook configurations to env; call it before env.Start.
 func Install(env *envtest.Environment) error {
 	mutating, validating, err := webhookconfig.Configurations("disco-")

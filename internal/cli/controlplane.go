@@ -1,16 +1,23 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/discolab/disco/admission/local"
 	"github.com/discolab/disco/config/crd"
+	rbacconfig "github.com/discolab/disco/config/rbac"
 )
 
 // Versions of the control plane `make envtest` builds; used to find its cache.
@@ -22,9 +29,14 @@ const (
 // controlPlane is an etcd and kube-apiserver started from local binaries, with etcd's data
 // kept under the dev data dir so objects survive restarts.
 type controlPlane struct {
-	env        *envtest.Environment
+	env *envtest.Environment
+	// config is disco's own identity (local.ComponentUser): the manager and the facade act
+	// as it, and the admission webhooks trust it. The people's kubeconfigs are not it.
 	config     *rest.Config
 	kubeconfig string
+	// userKubeconfig is a normal user's (local.DevUser), who gets the disco-editor role in
+	// the default tenant's namespace: it can submit runs but not promote claims.
+	userKubeconfig string
 }
 
 // findAssets returns the directory holding kube-apiserver and etcd: the flag, then
@@ -78,26 +90,66 @@ func startControlPlane(dataDir, assets string) (*controlPlane, error) {
 		ControlPlaneStopTimeout:  30 * time.Second,
 		ControlPlane:             envtest.ControlPlane{Etcd: &envtest.Etcd{DataDir: etcdDir}},
 	}
-	cfg, err := env.Start()
-	if err != nil {
+	// The admission webhooks are registered with the API server here and served by the
+	// manager (admission.Register) on the loopback port envtest picks.
+	if err := local.Install(env); err != nil {
+		return nil, err
+	}
+	if _, err := env.Start(); err != nil {
 		return nil, fmt.Errorf("start the embedded control plane: %w", err)
 	}
-	cp := &controlPlane{env: env, config: cfg, kubeconfig: filepath.Join(dataDir, "kubeconfig")}
-	user, err := env.AddUser(envtest.User{Name: "disco-admin", Groups: []string{"system:masters"}}, nil)
+	cp := &controlPlane{env: env, kubeconfig: filepath.Join(dataDir, "kubeconfig"), userKubeconfig: filepath.Join(dataDir, "kubeconfig-user")}
+	component, err := env.AddUser(envtest.User{Name: local.ComponentUser, Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		cp.stop()
-		return nil, fmt.Errorf("create the admin user: %w", err)
+		return nil, fmt.Errorf("create disco's component user: %w", err)
 	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		cp.stop()
-		return nil, err
-	}
-	if err := os.WriteFile(cp.kubeconfig, kubeconfig, 0o600); err != nil {
-		cp.stop()
-		return nil, err
+	cp.config = component.Config()
+	for _, u := range []struct {
+		user envtest.User
+		path string
+	}{
+		{envtest.User{Name: "disco-admin", Groups: []string{"system:masters"}}, cp.kubeconfig},
+		{envtest.User{Name: local.DevUser}, cp.userKubeconfig},
+	} {
+		added, err := env.AddUser(u.user, nil)
+		if err != nil {
+			cp.stop()
+			return nil, fmt.Errorf("create the user %s: %w", u.user.Name, err)
+		}
+		kubeconfig, err := added.KubeConfig()
+		if err != nil {
+			cp.stop()
+			return nil, err
+		}
+		if err := os.WriteFile(u.path, kubeconfig, 0o600); err != nil {
+			cp.stop()
+			return nil, err
+		}
 	}
 	return cp, nil
+}
+
+// grantUserRoles installs disco's user ClusterRoles and gives the dev user the editor role
+// in namespace ns (issue 14, item 4).
+func grantUserRoles(ctx context.Context, c client.Client, ns string) error {
+	roles, err := rbacconfig.UserRoles()
+	if err != nil {
+		return err
+	}
+	for _, r := range roles {
+		want := r.DeepCopy()
+		if _, err := controllerutil.CreateOrUpdate(ctx, c, r, func() error { r.Labels, r.Rules = want.Labels, want.Rules; return nil }); err != nil {
+			return fmt.Errorf("install ClusterRole %s: %w", want.Name, err)
+		}
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: local.DevUser + "-disco-editor", Namespace: ns}}
+	_, err = controllerutil.CreateOrUpdate(ctx, c, rb, func() error {
+		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: local.DevUser, APIGroup: rbacv1.GroupName}}
+		rb.RoleRef = rbacv1.RoleRef{Kind: "ClusterRole", Name: "disco-editor", APIGroup: rbacv1.GroupName}
+		return nil
+	})
+	return err
 }
 
 func (cp *controlPlane) stop() error { return cp.env.Stop() }

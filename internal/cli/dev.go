@@ -23,6 +23,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/admission"
+	"github.com/discolab/disco/admission/local"
 	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
@@ -67,6 +69,10 @@ type credentials struct {
 	APIKey     string `json:"api_key"`
 	TenantID   string `json:"tenant_id"`
 	Kubeconfig string `json:"kubeconfig"`
+	// KubeconfigUser is a normal user's kubeconfig (the disco-editor role in Namespace).
+	KubeconfigUser string `json:"kubeconfig_user"`
+	// Namespace is the default tenant's namespace, where its projects live.
+	Namespace string `json:"namespace"`
 }
 
 func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
@@ -126,10 +132,12 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 		Cache:                  index.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		WebhookServer:          local.Server(cp.env),
 	})
 	if err != nil {
 		return err
 	}
+	admission.Register(mgr, admission.Options{Identities: admission.Identities{Components: []string{local.ComponentUser}}})
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -191,7 +199,11 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return errors.New("caches did not sync")
 	}
-	if err := waitTenantNamespace(ctx, direct, tenantID); err != nil {
+	ns, err := waitTenantNamespace(ctx, direct, tenantID)
+	if err != nil {
+		return err
+	}
+	if err := grantUserRoles(ctx, direct, ns); err != nil {
 		return err
 	}
 	synced.Store(true)
@@ -200,12 +212,13 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("create the admin API key: %w", err)
 	}
-	creds := credentials{BaseURL: baseURL, APIKey: apiKey, TenantID: tenantID, Kubeconfig: cp.kubeconfig}
+	creds := credentials{BaseURL: baseURL, APIKey: apiKey, TenantID: tenantID, Kubeconfig: cp.kubeconfig,
+		KubeconfigUser: cp.userKubeconfig, Namespace: ns}
 	if err := writeJSONFile(filepath.Join(dir, "credentials.json"), creds); err != nil {
 		return err
 	}
 
-	httpSrv := &http.Server{Handler: facadeHandler(srv, baseURL), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := srv.HTTPServer("", facadeHandler(srv, baseURL))
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- httpSrv.Serve(listener) }()
 
@@ -216,11 +229,12 @@ disco is running.
   API key      %s
   tenant       %s
   kubeconfig   %s   (kubectl --kubeconfig %s get disco)
+  user         %s   (an editor in namespace %s: submits runs, cannot promote)
   credentials  %s
 
 Try:  curl -H "Authorization: Bearer $DISCO_API_KEY" %s/projects
 Stop: Ctrl-C
-`, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, filepath.Join(dir, "credentials.json"), baseURL)
+`, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, cp.userKubeconfig, ns, filepath.Join(dir, "credentials.json"), baseURL)
 
 	select {
 	case <-ctx.Done():
@@ -257,17 +271,17 @@ func ensureDefaultTenant(ctx context.Context, c client.Client) (string, error) {
 	return id, nil
 }
 
-func waitTenantNamespace(ctx context.Context, c client.Client, tenantID string) error {
+func waitTenantNamespace(ctx context.Context, c client.Client, tenantID string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	for {
 		t := &discov1.Tenant{}
 		if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(tenantID)}, t); err == nil && t.Status.Namespace != "" {
-			return nil
+			return t.Status.Namespace, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the default tenant's namespace was not created: %w", ctx.Err())
+			return "", fmt.Errorf("the default tenant's namespace was not created: %w", ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
