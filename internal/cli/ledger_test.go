@@ -20,10 +20,21 @@ import (
 	"github.com/discolab/disco/internal/store/storetest"
 )
 
-// ledgerFacade serves the four ledger routes the ledger commands call, straight from a
-// real ledger of tenant ten_a (the facade's own handlers are tested in apiserver).
-func ledgerFacade(t *testing.T, l *ledger.Ledger) *httptest.Server {
+// ledgerFacade makes a ledger (tenant ten_a) on a fresh store and key, and points
+// DISCO_BASE_URL at a server of the four ledger routes the ledger commands call, answered
+// straight from it (the facade's own handlers are tested in apiserver).
+func ledgerFacade(t *testing.T) (*store.Store, *ledger.Key, *ledger.Ledger, string) {
 	const tenant = "ten_a"
+	st := storetest.OpenSQLite(t)
+	dir := t.TempDir()
+	key, err := ledger.LoadOrCreateKey(filepath.Join(dir, "ledger.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ledger.New(st, key.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, v any, err error) {
 		if err != nil {
@@ -55,7 +66,8 @@ func ledgerFacade(t *testing.T, l *ledger.Ledger) *httptest.Server {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv
+	t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
+	return st, key, l, dir
 }
 
 // disco runs the disco command line and returns its output and error.
@@ -107,18 +119,7 @@ func TestLedgerVerifySince(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := storetest.OpenSQLite(t)
-			dir := t.TempDir()
-			key, err := ledger.LoadOrCreateKey(filepath.Join(dir, "ledger.key"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := ledger.New(st, key.Signer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := ledgerFacade(t, l)
-			t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
+			st, key, l, dir := ledgerFacade(t)
 			t.Setenv("DISCO_API_KEY", "disco_key_test")
 			appendEntries(t, l, 5)
 
@@ -164,18 +165,7 @@ func TestLedgerVerifySince(t *testing.T) {
 }
 
 func TestLedgerVerifySinceRefusesOtherKeys(t *testing.T) {
-	st := storetest.OpenSQLite(t)
-	dir := t.TempDir()
-	key, err := ledger.LoadOrCreateKey(filepath.Join(dir, "ledger.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.New(st, key.Signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ledgerFacade(t, l)
-	t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
+	_, _, l, dir := ledgerFacade(t)
 	appendEntries(t, l, 2)
 	kept := filepath.Join(dir, "kept")
 	if _, err := disco(t, "ledger", "checkpoint", "proj_1", "-o", kept); err != nil {
