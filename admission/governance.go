@@ -8,14 +8,74 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
 
-// GovernancePath is where the project and campaign governance webhook is served.
-const GovernancePath = "/validate-discovery-disco-dev-v1alpha1-governance"
+// Paths of the project and campaign governance webhooks.
+const (
+	GovernancePath       = "/validate-discovery-disco-dev-v1alpha1-governance"
+	GovernanceMutatePath = "/mutate-discovery-disco-dev-v1alpha1-governance"
+)
+
+// +kubebuilder:webhook:path=/mutate-discovery-disco-dev-v1alpha1-governance,mutating=true,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=projects;campaigns,verbs=create;update,versions=v1alpha1,name=mgovernance.discovery.disco.dev,admissionReviewVersions=v1
+
+// GovernanceAttributor stamps a project or campaign whose governance a user changes with
+// the user's name (AnnotationGovernanceChangedBy), so the controller ledgers the change as
+// policy_changed with that actor. Nobody else sets the annotation: a value a request brings
+// that the webhook did not put there is dropped. The facade ledgers its own changes, so its
+// requests leave no annotation.
+type GovernanceAttributor struct {
+	Decoder    admission.Decoder
+	Identities Identities
+}
+
+func (a *GovernanceAttributor) Handle(_ context.Context, req admission.Request) admission.Response {
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	changed, err := governanceChanged(a.Decoder, req)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	component := a.Identities.isComponent(req.UserInfo)
+	if component && !changed {
+		return admission.Allowed("") // the controller clearing the attribution it recorded
+	}
+	want := ""
+	switch {
+	case changed && !component:
+		want = req.UserInfo.Username
+	case !changed && req.Operation == admissionv1.Update:
+		old := &unstructured.Unstructured{}
+		if err := old.UnmarshalJSON(req.OldObject.Raw); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		want = old.GetAnnotations()[discov1.AnnotationGovernanceChangedBy] // not yet ledgered
+	}
+	annotations := obj.GetAnnotations()
+	if annotations[discov1.AnnotationGovernanceChangedBy] == want {
+		return admission.Allowed("")
+	}
+	if want == "" {
+		delete(annotations, discov1.AnnotationGovernanceChangedBy)
+	} else {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[discov1.AnnotationGovernanceChangedBy] = want
+	}
+	obj.SetAnnotations(annotations)
+	raw, err := obj.MarshalJSON()
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
 
 // +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-governance,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=projects;campaigns,verbs=create;update,versions=v1alpha1,name=vgovernance.discovery.disco.dev,admissionReviewVersions=v1
 
@@ -36,7 +96,7 @@ func (v *GovernanceValidator) Handle(ctx context.Context, req admission.Request)
 	if v.Identities.isComponent(req.UserInfo) || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
 		return admission.Allowed("")
 	}
-	changed, err := v.governanceChanged(req)
+	changed, err := governanceChanged(v.Decoder, req)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -69,29 +129,29 @@ func singular(resource string) string {
 
 // governanceChanged reports whether the request sets governance: any change on update, any
 // value on create (a new object's governance is defaulted by the CRD schema when omitted).
-func (v *GovernanceValidator) governanceChanged(req admission.Request) (bool, error) {
+func governanceChanged(dec admission.Decoder, req admission.Request) (bool, error) {
 	switch req.Resource.Resource {
 	case "projects":
 		obj, old := &discov1.Project{}, &discov1.Project{}
-		if err := v.Decoder.DecodeRaw(req.Object, obj); err != nil {
+		if err := dec.DecodeRaw(req.Object, obj); err != nil {
 			return false, err
 		}
 		if req.Operation == admissionv1.Create {
 			return !equality.Semantic.DeepEqual(obj.Spec.Settings.Governance, projectGovernanceDefaults()), nil
 		}
-		if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+		if err := dec.DecodeRaw(req.OldObject, old); err != nil {
 			return false, err
 		}
 		return !equality.Semantic.DeepEqual(obj.Spec.Settings.Governance, old.Spec.Settings.Governance), nil
 	case "campaigns":
 		obj, old := &discov1.Campaign{}, &discov1.Campaign{}
-		if err := v.Decoder.DecodeRaw(req.Object, obj); err != nil {
+		if err := dec.DecodeRaw(req.Object, obj); err != nil {
 			return false, err
 		}
 		if req.Operation == admissionv1.Create {
 			return !equality.Semantic.DeepEqual(obj.Spec.Governance, discov1.CampaignGovernance{}), nil
 		}
-		if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+		if err := dec.DecodeRaw(req.OldObject, old); err != nil {
 			return false, err
 		}
 		return !equality.Semantic.DeepEqual(obj.Spec.Governance, old.Spec.Governance), nil

@@ -25,5 +25,6 @@ func Register(mgr ctrl.Manager, o Options) {
 	srv.Register(ClaimPromotionMutatePath, &webhook.Admission{Handler: &ClaimPromotionDefaulter{Decoder: dec}})
 	srv.Register(ClaimPromotionValidatePath, &webhook.Admission{Handler: &ClaimPromotionValidator{Decoder: dec, Identities: o.Identities}})
 	srv.Register(RunPath, &webhook.Admission{Handler: &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Now: o.Now}})
+	srv.Register(GovernanceMutatePath, &webhook.Admission{Handler: &GovernanceAttributor{Decoder: dec, Identities: o.Identities}})
 	srv.Register(GovernancePath, &webhook.Admission{Handler: &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities}})
 }

@@ -298,5 +298,31 @@ var _ = Describe("Governance settings through the Kubernetes API", func() {
 		Expect(both.Patch(ctx, p.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"settings":{"governance":{"truthDialThreshold":0.8}}}}`)))).To(Succeed())
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
 		Expect(ptr.Deref(p.Spec.Settings.Governance.TruthDialThreshold, 0)).To(Equal(0.8))
+
+		// The change is ledgered with its author, before and after, and the attribution
+		// the webhook put on the project is gone once it is.
+		var changed []ledger.Entry
+		Eventually(func(g Gomega) {
+			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), projectID(p), ledger.ListQuery{Limit: 100})
+			g.Expect(err).NotTo(HaveOccurred())
+			changed = nil
+			for _, e := range entries {
+				if e.EventType == ledger.PolicyChanged {
+					changed = append(changed, e)
+				}
+			}
+			g.Expect(changed).To(HaveLen(1))
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			g.Expect(p.Annotations).NotTo(HaveKey(discov1.AnnotationGovernanceChangedBy))
+		}).Should(Succeed())
+		Expect(changed[0].Actor).To(Equal("kubernetes:bo"))
+		Expect(changed[0].Details["before"]).To(HaveKeyWithValue("truthDialThreshold", 0.7))
+		Expect(changed[0].Details["after"]).To(HaveKeyWithValue("truthDialThreshold", 0.8))
+
+		// Nobody can attribute a change to someone else: the annotation is the webhook's.
+		Expect(editor.Patch(ctx, p.DeepCopy(), client.RawPatch(types.MergePatchType,
+			[]byte(`{"metadata":{"annotations":{"discovery.disco.dev/governance-changed-by":"bo"}}}`)))).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+		Expect(p.Annotations).NotTo(HaveKey(discov1.AnnotationGovernanceChangedBy))
 	})
 })

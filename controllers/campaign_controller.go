@@ -14,7 +14,9 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/governance"
+	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/internal/ledger"
 )
 
 // Campaign condition types.
@@ -32,6 +34,8 @@ type CampaignReconciler struct {
 	// OnExhausted is called once when a campaign becomes exhausted or expired, after the
 	// status write succeeded (the run and governance issue wires the budget.exhausted webhook here).
 	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
+	// Ledger records governance changes made through the Kubernetes API; nil records none.
+	Ledger *ledger.Ledger
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns,verbs=get;list;watch;update;patch
@@ -62,6 +66,9 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	constraint := "" // what blocks new runs, set below
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
+		if err == nil {
+			joinPatchErr(&err, clearGovernanceAttribution(ctx, r.Client, campaign))
+		}
 		if err != nil || previous == campaign.Status.Phase {
 			return
 		}
@@ -76,6 +83,14 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 
 	runs := &discov1.RunList{}
 	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: projectID(campaign)}); err != nil {
+		return ctrl.Result{}, err
+	}
+	tenantID := ""
+	if t := tenantOfNamespace(ctx, r.Client, campaign.Namespace); t != nil {
+		tenantID = ids.FromName(t.Name)
+	}
+	if err := observeGovernance(ctx, r.Ledger, campaign, tenantID, campaign.Spec.ProjectID, "campaign",
+		campaign.Spec.Governance, &campaign.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
 	}
 	now := r.now()

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ledger"
 )
 
 // ProjectReconciler keeps a project's status and, on deletion, removes what lives under it.
@@ -19,6 +20,8 @@ import (
 type ProjectReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// Ledger records governance changes made through the Kubernetes API; nil records none.
+	Ledger *ledger.Ledger
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=projects,verbs=get;list;watch;create;update;patch;delete
@@ -41,11 +44,18 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	previous := project.Status.Phase
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
+		if err == nil {
+			joinPatchErr(&err, clearGovernanceAttribution(ctx, r.Client, project))
+		}
 		if err == nil && previous != "" && previous != project.Status.Phase {
 			r.Recorder.Eventf(project, nil, corev1.EventTypeNormal, "StateChanged", "Reconcile", "project is now %s", project.Status.Phase)
 		}
 	}()
 
+	if err := observeGovernance(ctx, r.Ledger, project, project.Spec.TenantID, projectID(project), "project",
+		project.Spec.Settings.Governance, &project.Status.ObservedGovernance); err != nil {
+		return ctrl.Result{}, err
+	}
 	project.Status.ObservedGeneration = project.Generation
 	project.Status.Phase = project.Spec.State
 	if project.Status.Phase == "" {

@@ -93,6 +93,10 @@ type CampaignStatus struct {
 	// deleting the Run does not give it back (issue 14), so the counters above include it.
 	// +optional
 	Retired *RetiredUsage `json:"retired,omitempty"`
+	// ObservedGovernance is the governance the controller last recorded; a change made
+	// through the Kubernetes API is ledgered as policy_changed against it.
+	// +optional
+	ObservedGovernance *CampaignGovernance `json:"observedGovernance,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +listType=map

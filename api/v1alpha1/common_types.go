@@ -13,6 +13,11 @@ const (
 	// cancellation is a request on the object's metadata (value: RFC 3339 time and actor).
 	AnnotationCancelRequested = "discovery.disco.dev/cancel-requested"
 
+	// AnnotationGovernanceChangedBy names the Kubernetes user whose request changed a
+	// project's or campaign's governance; the admission webhook sets it, the controller
+	// ledgers the change as policy_changed with that actor and removes it.
+	AnnotationGovernanceChangedBy = "discovery.disco.dev/governance-changed-by"
+
 	// Finalizer is held by every disco object whose deletion needs clean-up.
 	Finalizer = "discovery.disco.dev/finalizer"
 )

@@ -63,6 +63,11 @@ type ProjectStatus struct {
 	// +optional
 	Phase ProjectState `json:"phase,omitempty"`
 
+	// ObservedGovernance is the governance the controller last recorded; a change made
+	// through the Kubernetes API is ledgered as policy_changed against it.
+	// +optional
+	ObservedGovernance *GovernanceSettings `json:"observedGovernance,omitempty"`
+
 	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
