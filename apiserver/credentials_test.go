@@ -238,11 +238,22 @@ func TestDeletedUserSessionsEnd(t *testing.T) {
 	name := newUser(t, "deleted")
 	access, refresh := app.grant(t, name, "correct horse battery")
 	call(t, "GET", "/v1/projects", access, nil).expect(t, 200)
-	if err := env.store.DeleteUser(context.Background(), name); err != nil {
+	ctx := context.Background()
+	u, err := env.store.UserByUsername(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.store.DeleteUser(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 	call(t, "GET", "/v1/projects", access, nil).expect(t, 401, "unauthenticated")
 	app.refresh(t, refresh).expect(t, 400, "invalid_grant")
+	// The maintenance sweep then deletes the dead tokens.
+	env.server.maintainOnce(ctx)
+	var left int
+	if err := env.store.DB().QueryRowContext(ctx, env.store.Rebind(`SELECT COUNT(*) FROM oauth_tokens WHERE subject = ?`), u.ID).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d tokens of the deleted user left after the sweep (%v)", left, err)
+	}
 }
 
 // Disabling a user ends their sessions and refuses their sign-in; enabling lets them sign
