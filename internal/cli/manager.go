@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
@@ -30,6 +31,11 @@ type managerOptions struct {
 	engineImage   string
 	engineSA      string
 	verbose       bool
+	webhooks      bool
+	webhookPort   int
+	webhookNS     string
+	webhookCerts  string
+	components    []string
 }
 
 func newManagerCommand() *cobra.Command {
@@ -53,8 +59,13 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.ledgerKeyPath, "ledger-key", "/var/run/disco/ledger.key", "ed25519 key file that signs ledger checkpoints")
 	cmd.Flags().StringVar(&o.executor, "executor", "job", "how runs execute: job (a batch/v1 Job per run) or local (in this process)")
 	cmd.Flags().StringVar(&o.engineImage, "engine-image", os.Getenv("DISCO_ENGINE_IMAGE"), "image of run Jobs (the disco image)")
-	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "service account of run Jobs (reads runs and datasets, patches run status)")
+	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "unused: each run's Job runs as its own service account, disco-engine-<run>, which may write only that run's status")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
+	cmd.Flags().BoolVar(&o.webhooks, "webhooks", true, "serve the admission webhooks that hold governance, budgets and tenancy for kubectl writers")
+	cmd.Flags().IntVar(&o.webhookPort, "webhook-port", 9443, "port of the admission webhook server")
+	cmd.Flags().StringVar(&o.webhookNS, "webhook-namespace", podNamespace(), "namespace of the webhook Service and certificate Secret (default: $POD_NAMESPACE)")
+	cmd.Flags().StringVar(&o.webhookCerts, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "where the webhook serving certificate is written")
+	cmd.Flags().StringSliceVar(&o.components, "component-user", nil, "users that are disco's own components (default: the disco-manager and disco-apiserver service accounts of the webhook namespace)")
 	return cmd
 }
 
@@ -72,9 +83,19 @@ func runManager(ctx context.Context, o managerOptions) error {
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "disco-manager.discovery.disco.dev",
 		LeaderElectionNamespace: o.leaderNS,
+		WebhookServer:           webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCerts}),
 	})
 	if err != nil {
 		return err
+	}
+	if o.webhooks {
+		components := o.components
+		if len(components) == 0 {
+			components = defaultComponents(o.webhookNS)
+		}
+		if err := setupWebhooks(mgr, o.webhookNS, o.webhookCerts, components); err != nil {
+			return err
+		}
 	}
 	switch {
 	case o.blobURL != "" && o.dsn != "":
