@@ -2,16 +2,26 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -22,8 +32,9 @@ import (
 // LabelKueueQueue is the label Kueue reads to admit a suspended Job into a LocalQueue.
 const LabelKueueQueue = "kueue.x-k8s.io/queue-name"
 
-// FailureReporter is implemented by executors that can tell why an execution died outside
-// the engine (a Job that exhausted its retries or its deadline).
+// FailureReporter is implemented by executors that can tell why an execution failed where
+// the engine could not finish the run itself: a Job that exhausted its retries or its
+// deadline, or an isolated engine that reported failure (RunConditionEngineFailed).
 type FailureReporter interface {
 	Failure(ctx context.Context, run *discov1.Run) (message string, failed bool)
 }
@@ -31,14 +42,75 @@ type FailureReporter interface {
 // JobExecutor runs each Run as a batch/v1 Job executing `disco engine run`. The Job is owned
 // by the Run, bounded by activeDeadlineSeconds, retried once, cleaned up by its TTL, and
 // created suspended with the Kueue queue label when the tenant names a LocalQueue, so cluster
-// admins manage quotas with Kueue.
+// admins manage quotas with Kueue. Each Job runs as its run's own engine identity
+// (EngineIdentity), which may write that run's status and nothing else.
 type JobExecutor struct {
-	Client             client.Client
-	Image              string
+	Client client.Client
+	Image  string
+	// ServiceAccountName is no longer used: each run's Job runs as its own service
+	// account, EngineIdentity(run name).
 	ServiceAccountName string
 	BlobURL            string
 	TimeLimit          time.Duration
 	CPU, Memory        resource.Quantity
+}
+
+// EngineIdentityPrefix begins the names of every run's engine ServiceAccount, Role and
+// RoleBinding. The ValidatingAdmissionPolicy disco-engine-run-status (config/rbac) holds
+// requests of service accounts named so to what an engine may write.
+const EngineIdentityPrefix = "disco-engine-"
+
+// EngineIdentity names the ServiceAccount, Role and RoleBinding of a run's engine. A name
+// longer than a ServiceAccount allows (253) is cut and made unique with a hash.
+func EngineIdentity(runName string) string {
+	name := EngineIdentityPrefix + runName
+	if len(name) <= 253 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(runName))
+	return strings.TrimRight(name[:253-17], ".-") + "-" + hex.EncodeToString(sum[:8])
+}
+
+// The manager grants each run's engine get on its Run and Dataset and patch on its Run's
+// status; RBAC lets it create such a Role only because it holds those verbs itself (the
+// run and dataset reconcilers' markers), so it needs no escalate or bind.
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,verbs=create;patch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs;datasets,verbs=get
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs/status,verbs=get;patch
+
+// ensureIdentity creates (or brings back to its rules) the run's engine ServiceAccount,
+// Role and RoleBinding, owned by the Run so that they are deleted with it (issue 17 item 2).
+// The Role names only the run and its dataset: the engine may read both and patch the
+// run's status, and nothing of any other run, dataset or namespace.
+func (x *JobExecutor) ensureIdentity(ctx context.Context, run *discov1.Run) error {
+	name := EngineIdentity(run.Name)
+	group := discov1.GroupVersion.Group
+	owner := metav1ac.OwnerReference().WithAPIVersion(discov1.GroupVersion.String()).WithKind("Run").
+		WithName(run.Name).WithUID(run.UID).WithController(true).WithBlockOwnerDeletion(true)
+	labels := map[string]string{LabelManagedBy: "disco", discov1.LabelRun: ids.FromName(run.Name)}
+	rules := []*rbacv1ac.PolicyRuleApplyConfiguration{
+		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs").WithResourceNames(run.Name).WithVerbs("get"),
+		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs/status").WithResourceNames(run.Name).WithVerbs("get", "patch"),
+	}
+	if run.Spec.DatasetID != "" {
+		rules = append(rules, rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("datasets").
+			WithResourceNames(ids.ToName(run.Spec.DatasetID)).WithVerbs("get"))
+	}
+	objects := []runtime.ApplyConfiguration{
+		corev1ac.ServiceAccount(name, run.Namespace).WithLabels(labels).WithOwnerReferences(owner),
+		rbacv1ac.Role(name, run.Namespace).WithLabels(labels).WithOwnerReferences(owner).WithRules(rules...),
+		rbacv1ac.RoleBinding(name, run.Namespace).WithLabels(labels).WithOwnerReferences(owner).
+			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("Role").WithName(name)).
+			WithSubjects(rbacv1ac.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(name).WithNamespace(run.Namespace)),
+	}
+	for _, obj := range objects {
+		if err := x.Client.Apply(ctx, obj, client.FieldOwner("disco-manager"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("engine identity of run %s/%s: %w", run.Namespace, run.Name, err)
+		}
+	}
+	return nil
 }
 
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
@@ -50,8 +122,8 @@ func (x *JobExecutor) timeLimit() time.Duration {
 	return DefaultRunTimeLimit
 }
 
-// JobFor builds the Job of a run.
-func (x *JobExecutor) JobFor(run *discov1.Run, localQueue string) *batchv1.Job {
+// JobFor builds the Job of a run of the given tenant.
+func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *batchv1.Job {
 	deadline := int64((x.timeLimit() + deadlineGrace).Seconds())
 	cpu, mem := x.CPU, x.Memory
 	if cpu.IsZero() {
@@ -75,12 +147,12 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue string) *batchv1.Job {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
-					ServiceAccountName: x.ServiceAccountName,
+					ServiceAccountName: EngineIdentity(run.Name),
 					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 					Containers: []corev1.Container{{
 						Name:  "engine",
 						Image: x.Image,
-						Args: []string{"engine", "run", "--namespace", run.Namespace, "--run", run.Name,
+						Args: []string{"engine", "run", "--namespace", run.Namespace, "--run", run.Name, "--tenant", tenantID,
 							"--blob-url", x.BlobURL, "--time-limit", x.timeLimit().String()},
 						Resources: corev1.ResourceRequirements{
 							Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem},
@@ -104,12 +176,28 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue string) *batchv1.Job {
 
 func (x *JobExecutor) Submit(run *discov1.Run) bool {
 	ctx := context.Background()
-	job := x.JobFor(run, x.localQueue(ctx, run.Namespace))
+	log := ctrl.Log.WithName("job-executor").WithValues("run", client.ObjectKeyFromObject(run))
+	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		return false // submitted before (or unknown: the next reconcile tries again)
+	}
+	if err := x.ensureIdentity(ctx, run); err != nil {
+		log.Error(err, "creating the run's engine identity")
+		return false
+	}
+	// A namespace of no tenant gives the engine no tenant: it then fails the run with
+	// that reason, which the run's status shows.
+	tenantID, _ := namespaceTenant(ctx, x.Client, run.Namespace)
+	job := x.JobFor(run, x.localQueue(ctx, run.Namespace), tenantID)
 	if err := controllerutil.SetControllerReference(run, job, x.Client.Scheme()); err != nil {
 		return false
 	}
-	err := x.Client.Create(ctx, job)
-	return err == nil
+	if err := x.Client.Create(ctx, job); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			log.Error(err, "creating the run's Job")
+		}
+		return false
+	}
+	return true
 }
 
 func (x *JobExecutor) localQueue(ctx context.Context, namespace string) string {
@@ -134,6 +222,9 @@ func (x *JobExecutor) Active(key types.NamespacedName) bool {
 }
 
 func (x *JobExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
+	if c := meta.FindStatusCondition(run.Status.Conditions, RunConditionEngineFailed); c != nil && c.Status == metav1.ConditionTrue {
+		return truncate(c.Message, 4096), true
+	}
 	job := &batchv1.Job{}
 	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), job); err != nil {
 		return "", false

@@ -1,17 +1,19 @@
 package controllers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -38,12 +40,34 @@ const (
 // this plus a grace period.
 const DefaultRunTimeLimit = runspec.DefaultTimeLimit
 
-// ResultsKey is where a run's results.json is stored.
-func ResultsKey(runName string) string { return "runs/" + runName + "/results.json" }
+// RunConditionEngineFailed: an isolated engine (a Job's pod) failed the run's discovery;
+// the condition's message says why. The controller finishes the run (JobExecutor.Failure).
+const RunConditionEngineFailed = "EngineFailed"
 
-// artifactKey is where one artifact of a run is stored.
-func artifactKey(runName, artifactID, name string) string {
-	return "runs/" + runName + "/artifacts/" + artifactID + "-" + name
+// maxResultsBytes bounds the results.json the controller reads into memory.
+const maxResultsBytes = 64 << 20
+
+// runBlobs names the blob keys of a run of the given tenant (issue 14 item 3).
+func runBlobs(run *discov1.Run, tenantID string) blob.RunRef {
+	return blob.RunRef{TenantID: tenantID, Namespace: run.Namespace, Name: run.Name, UID: string(run.UID),
+		Created: run.CreationTimestamp.Time, StatusResultsKey: run.Status.ResultsKey}
+}
+
+// namespaceTenant is the tenant a namespace belongs to: the label the tenant controller
+// sets, which it never moves to another tenant.
+func namespaceTenant(ctx context.Context, c client.Reader, namespace string) (string, error) {
+	ns := &corev1.Namespace{}
+	if err := c.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return "", fmt.Errorf("namespace %s: %w", namespace, err)
+	}
+	if t := ns.Labels[discov1.LabelTenant]; ids.Valid(ids.Tenant, t) {
+		return t, nil
+	}
+	return "", errNoTenant(namespace)
+}
+
+func errNoTenant(namespace string) error {
+	return fmt.Errorf("namespace %s belongs to no tenant; runs execute only in a tenant's namespace", namespace)
 }
 
 // Execution runs a Run's discovery: both executors (in-process pool and the `disco engine
@@ -54,6 +78,15 @@ type Execution struct {
 	ScratchDir string
 	TimeLimit  time.Duration
 	Now        func() time.Time
+	// Isolated marks an execution running as the run's own engine identity (a Job's pod,
+	// issue 17 item 2). It may write only its run's status, so it cannot read the
+	// namespace (TenantID names the tenant), and it neither finishes the run nor charges
+	// compute: on failure it sets the EngineFailed condition and the controller finishes
+	// and charges the run. The in-process executor is the manager itself and does both.
+	Isolated bool
+	// TenantID is the tenant of the run's namespace; when empty it is read from the
+	// namespace's tenant label.
+	TenantID string
 }
 
 func (e *Execution) now() time.Time {
@@ -87,9 +120,13 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		return err
 	}
 
-	result, runErr := e.discover(ctx, run)
+	var result *engine.Result
+	tenantID, runErr := e.tenantID(ctx, run.Namespace)
 	if runErr == nil {
-		runErr = e.store(ctx, run, result)
+		result, runErr = e.discover(ctx, run)
+	}
+	if runErr == nil {
+		runErr = e.store(ctx, runBlobs(run, tenantID), run, result)
 	}
 	if errors.Is(runErr, errRunDone) {
 		return nil
@@ -98,8 +135,13 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // shutting down: leave the run running; it restarts with the manager
 		}
-		msg := runErr.Error()
+		msg := truncate(runErr.Error(), 4096)
 		return errors.Join(runErr, e.patchStatus(ctx, run, func(r *discov1.Run) {
+			if e.Isolated {
+				r.Status.Message = msg
+				setCondition(&r.Status.Conditions, r, RunConditionEngineFailed, metav1.ConditionTrue, "Failed", msg)
+				return
+			}
 			now := metav1.NewTime(e.now())
 			r.Status.Phase = discov1.RunFailed
 			r.Status.Message = msg
@@ -110,6 +152,17 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		}))
 	}
 	return nil
+}
+
+// tenantID is the tenant of the run's namespace.
+func (e *Execution) tenantID(ctx context.Context, namespace string) (string, error) {
+	switch {
+	case e.TenantID != "":
+		return e.TenantID, nil
+	case e.Isolated:
+		return "", errNoTenant(namespace)
+	}
+	return namespaceTenant(ctx, e.Client, namespace)
 }
 
 func (e *Execution) timeLimit() time.Duration {
@@ -152,13 +205,15 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	return result, err
 }
 
-// store writes results.json and the artifacts, then marks the results ready.
-func (e *Execution) store(ctx context.Context, run *discov1.Run, result *engine.Result) error {
+// store writes results.json and the artifacts under the run's own prefix, then marks the
+// results ready. Artifact ids derive from the tenant, namespace, name and uid of the run,
+// so runs of two tenants never share one (issue 14 item 3).
+func (e *Execution) store(ctx context.Context, keys blob.RunRef, run *discov1.Run, result *engine.Result) error {
 	var refs []discov1.ArtifactRef
 	for i := range result.Artifacts {
 		a := &result.Artifacts[i]
-		id := ids.Derive(ids.Artifact, run.Name, "artifact", a.Name)
-		key := artifactKey(run.Name, id, a.Name)
+		id := ids.Derive(ids.Artifact, keys.TenantID, keys.Namespace, keys.Name, keys.UID, "artifact", a.Name)
+		key := keys.Artifact(id, a.Name)
 		if err := e.Blob.Put(ctx, key, a.Content); err != nil {
 			return fmt.Errorf("store artifact %s: %w", a.Name, err)
 		}
@@ -172,16 +227,16 @@ func (e *Execution) store(ctx context.Context, run *discov1.Run, result *engine.
 	if err != nil {
 		return err
 	}
-	if err := e.Blob.Put(ctx, ResultsKey(run.Name), body); err != nil {
+	if err := e.Blob.Put(ctx, keys.Results(), body); err != nil {
 		return fmt.Errorf("store results: %w", err)
 	}
 	return e.patchStatus(ctx, run, func(r *discov1.Run) {
 		one := 1.0
 		r.Status.Progress = &one
-		r.Status.ResultsKey = ResultsKey(run.Name)
+		r.Status.ResultsKey = keys.Results()
 		r.Status.Artifacts = refs
 		r.Status.ArtifactsCount = int32(len(refs))
-		if r.Status.StartedAt != nil {
+		if r.Status.StartedAt != nil && !e.Isolated {
 			r.Status.ComputeUnitsUsed = computeUnits(e.now().Sub(r.Status.StartedAt.Time))
 		}
 		setCondition(&r.Status.Conditions, r, RunConditionResultsReady, metav1.ConditionTrue, "ResultsStored", fmt.Sprintf("%d claims in results.json", len(result.Claims)))
@@ -201,7 +256,7 @@ func (e *Execution) patchStatus(ctx context.Context, run *discov1.Run, mutate fu
 		if err := e.Client.Get(ctx, client.ObjectKeyFromObject(run), latest); err != nil {
 			return err
 		}
-		if latest.Status.Phase.Finished() || resultsReady(latest) {
+		if latest.Status.Phase.Finished() || resultsReady(latest) || engineFailed(latest) {
 			latest.DeepCopyInto(run)
 			return errRunDone
 		}
@@ -325,17 +380,36 @@ func resultsReady(run *discov1.Run) bool {
 	return meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionResultsReady)
 }
 
-// readResults reads a run's results.json from the blob store.
+// engineFailed reports whether an isolated engine has reported the run failed.
+func engineFailed(run *discov1.Run) bool {
+	return meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionEngineFailed)
+}
+
+// readResults reads a run's results.json from the key its status names, which the engine
+// wrote; only the run's own results key is read (issue 17 item 2), anything else is
+// blob.ErrForeignKey. The key's tenant segment is not checked against the namespace here:
+// the run's uid in the key already makes it this run's alone.
 func readResults(ctx context.Context, b *blob.Bucket, run *discov1.Run) (*engine.Result, error) {
-	rc, err := b.Get(ctx, run.Status.ResultsKey)
+	key := run.Status.ResultsKey
+	tenantID, _, _ := strings.Cut(strings.TrimPrefix(key, "runs/"), "/")
+	keys := runBlobs(run, tenantID)
+	if !ids.Valid(ids.Tenant, tenantID) || key != keys.Results() {
+		keys.TenantID = ""
+		if key != blob.LegacyRunResultsKey(run.Name) {
+			return nil, fmt.Errorf("%w: status.resultsKey %q is not the run's results key", blob.ErrForeignKey, key)
+		}
+	}
+	rc, size, err := b.GetRun(ctx, keys, key)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(rc); err != nil {
-		return nil, err
+	if size > maxResultsBytes {
+		return nil, fmt.Errorf("results.json of run %s is %d bytes, above the limit of %d", run.Name, size, maxResultsBytes)
 	}
 	res := &engine.Result{}
-	return res, json.Unmarshal(buf.Bytes(), res)
+	if err := json.NewDecoder(io.LimitReader(rc, maxResultsBytes)).Decode(res); err != nil {
+		return nil, fmt.Errorf("results.json of run %s: %w", run.Name, err)
+	}
+	return res, nil
 }

@@ -99,7 +99,7 @@ var _ = Describe("Run execution (local executor)", func() {
 		Expect(entries[0].ID).To(Equal(best.Spec.LedgerEntryID))
 		Expect(entries[0].Actor).To(Equal("system"))
 
-		ok, err := testBlob.Exists(ctx, ResultsKey(run.Name))
+		ok, err := testBlob.Exists(ctx, runBlobs(run, ids.FromName(tenant.Name)).Results())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ok).To(BeTrue())
 

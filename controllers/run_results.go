@@ -14,6 +14,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
@@ -26,8 +27,17 @@ type EventPublisher interface {
 }
 
 // ClaimID is the id of the i-th claim of a run: derived, so materialising results twice
-// (after a crash) finds the claims it already made.
-func ClaimID(runID string, i int) string {
+// (after a crash) finds the claims it already made. It names the tenant, namespace, name
+// and uid of the run, so same-named runs of two tenants, or a run created again under an
+// old name, never share claim ids (issue 14 item 3).
+func ClaimID(tenantID string, run *discov1.Run, i int) string {
+	return ids.Derive(ids.Claim, tenantID, run.Namespace, run.Name, string(run.UID), "claim", strconv.Itoa(i))
+}
+
+// legacyClaimID is the claim id of runs whose results were stored under the earlier
+// layout (runs/<name>/results.json): their claims keep the ids the first materialisation
+// gave them. Only random-id runs are read from that layout (blob.RunRef.OwnsLegacy).
+func legacyClaimID(runID string, i int) string {
 	return ids.Derive(ids.Claim, runID, "claim", strconv.Itoa(i))
 }
 
@@ -44,9 +54,13 @@ type materializer struct {
 // twice and no claim is lost.
 func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenantID string, pol governance.Policy, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
 	runID := ids.FromName(run.Name)
+	legacy := run.Status.ResultsKey == blob.LegacyRunResultsKey(run.Name)
 	for i := range res.Claims {
 		c := &res.Claims[i]
-		id := ClaimID(runID, i)
+		id := ClaimID(tenantID, run, i)
+		if legacy {
+			id = legacyClaimID(runID, i)
+		}
 		if i == res.Summary.BestClaimIndex {
 			bestID = id
 		}

@@ -26,12 +26,10 @@ var _ = Describe("Tenant controller", func() {
 		Expect(namespace.Labels).To(HaveKeyWithValue(discov1.LabelTenant, ids.FromName(tenant.Name)))
 		Expect(namespace.Labels).To(HaveKeyWithValue(LabelManagedBy, "disco"))
 
-		sa := &corev1.ServiceAccount{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineServiceAccount}, sa)).To(Succeed())
-		rb := &rbacv1.RoleBinding{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineServiceAccount}, rb)).To(Succeed())
-		Expect(rb.RoleRef.Name).To(Equal(EngineClusterRole))
-		Expect(rb.Subjects).To(ConsistOf(rbacv1.Subject{Kind: "ServiceAccount", Name: EngineServiceAccount, Namespace: ns}))
+		// No namespace-wide engine identity: each run's Job gets its own (issue 17 item 2).
+		bindings := &rbacv1.RoleBindingList{}
+		Expect(k8sClient.List(ctx, bindings, client.InNamespace(ns))).To(Succeed())
+		Expect(bindings.Items).To(BeEmpty())
 	})
 
 	It("labels but never deletes a namespace it did not create", func() {

@@ -5,47 +5,37 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
 
-// EngineServiceAccount runs the engine Jobs of a tenant's runs; EngineClusterRole (in
-// config/rbac) lets it read its Run and Dataset and write the Run's status, nothing more.
-const (
-	EngineServiceAccount = "disco-engine"
-	EngineClusterRole    = "disco-engine"
-)
+// LegacyEngineServiceAccount is the namespace-wide engine identity that earlier versions
+// gave every tenant namespace (a ServiceAccount and a RoleBinding to the ClusterRole of
+// the same name). It could patch the status of every run of the namespace, which let a
+// Job's pod point any run at another tenant's blobs and lower the used compute (issue 17
+// item 2). Each run's Job now runs as its own identity (EngineIdentity).
+const LegacyEngineServiceAccount = "disco-engine"
 
-// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;update;patch
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;patch
-// The manager holds what it grants to the engine (RBAC forbids granting more than one has).
-// +kubebuilder:rbac:groups=discovery.disco.dev,resources=datasets,verbs=get
-// +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs/status,verbs=get;patch;update
-
-// ensureEngineRBAC gives a tenant namespace the engine's service account and its binding.
-func ensureEngineRBAC(ctx context.Context, c client.Client, tenant *discov1.Tenant, namespace string) error {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: EngineServiceAccount, Namespace: namespace}}
-	if _, err := controllerutil.CreateOrPatch(ctx, c, sa, func() error {
-		if sa.Labels == nil {
-			sa.Labels = map[string]string{}
+// ensureEngineRBAC leaves the tenant namespace without a namespace-wide engine grant: it
+// deletes the legacy ServiceAccount and RoleBinding if disco created them (labelled
+// managed-by disco), and never touches objects of that name that others made.
+func ensureEngineRBAC(ctx context.Context, c client.Client, _ *discov1.Tenant, namespace string) error {
+	for _, obj := range []client.Object{&rbacv1.RoleBinding{}, &corev1.ServiceAccount{}} {
+		err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: LegacyEngineServiceAccount}, obj)
+		if apierrors.IsNotFound(err) {
+			continue
 		}
-		sa.Labels[LabelManagedBy] = "disco"
-		return nil
-	}); err != nil {
-		return err
+		if err != nil {
+			return err
+		}
+		if obj.GetLabels()[LabelManagedBy] != "disco" {
+			continue
+		}
+		if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return err
+		}
 	}
-	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: EngineServiceAccount, Namespace: namespace}}
-	_, err := controllerutil.CreateOrPatch(ctx, c, rb, func() error {
-		if rb.Labels == nil {
-			rb.Labels = map[string]string{}
-		}
-		rb.Labels[LabelManagedBy] = "disco"
-		rb.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: EngineClusterRole}
-		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: EngineServiceAccount, Namespace: namespace}}
-		return nil
-	})
-	return err
+	return nil
 }

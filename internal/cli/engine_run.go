@@ -16,9 +16,11 @@ import (
 
 // newEngineRunCommand is what a run's Job executes: it reads the Run, runs the engine on
 // its dataset from the blob store, reports progress into Run.status and stores the results,
-// exactly as the in-process executor of `disco dev` does.
+// exactly as the in-process executor of `disco dev` does. It runs as the run's own engine
+// identity, which may write only that run's status (issue 17 item 2): it leaves finishing
+// and charging the run to the controller.
 func newEngineRunCommand() *cobra.Command {
-	var namespace, name, blobURL, scratch string
+	var namespace, name, tenantID, blobURL, scratch string
 	var timeLimit time.Duration
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -52,12 +54,14 @@ func newEngineRunCommand() *cobra.Command {
 			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run); err != nil {
 				return fmt.Errorf("run %s/%s: %w", namespace, name, err)
 			}
-			exec := &controllers.Execution{Client: c, Blob: b, ScratchDir: scratch, TimeLimit: timeLimit}
+			exec := &controllers.Execution{Client: c, Blob: b, ScratchDir: scratch, TimeLimit: timeLimit,
+				Isolated: true, TenantID: tenantID}
 			return exec.Execute(ctx, run)
 		},
 	}
 	cmd.Flags().StringVar(&namespace, "namespace", "", "namespace of the Run")
 	cmd.Flags().StringVar(&name, "run", "", "object name of the Run (run-...)")
+	cmd.Flags().StringVar(&tenantID, "tenant", "", "tenant of the Run's namespace (ten_...); its blob keys are under runs/<tenant>/")
 	cmd.Flags().StringVar(&blobURL, "blob-url", os.Getenv("DISCO_BLOB_URL"), "blob store holding datasets and results")
 	cmd.Flags().StringVar(&scratch, "scratch-dir", "", "where the dataset is downloaded (default: the OS temp dir)")
 	cmd.Flags().DurationVar(&timeLimit, "time-limit", controllers.DefaultRunTimeLimit, "engine time limit")
