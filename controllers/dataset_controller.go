@@ -2,14 +2,24 @@ package controllers
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/scratch"
 )
 
 // ProfileResult is what profiling a dataset found.
@@ -20,19 +30,39 @@ type ProfileResult struct {
 	ProfileKey string // blob key of the profile JSON
 }
 
-// Profiler reads a dataset's file and writes its profile. A failed profile returns a
-// *ProfileError: the dataset moves to failed with its message; other errors are retried.
+// Profiler reads a dataset's file and writes its profile JSON to profileKey. A failed
+// profile returns a *ProfileError: the dataset moves to failed with its message; other
+// errors are retried.
 type Profiler interface {
-	Profile(ctx context.Context, ds *discov1.Dataset) (ProfileResult, error)
+	Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error)
 }
 
-// ProfileError is a permanent profiling failure (the file is unusable).
-type ProfileError struct{ Message string }
+// ProfileError is a permanent profiling failure (the file is unusable). Reason is the
+// Ready condition's reason; "" means ProfilingFailed.
+type ProfileError struct {
+	Reason  string
+	Message string
+}
 
 func (e *ProfileError) Error() string { return e.Message }
 
-// DatasetReconciler moves a dataset from profiling to ready (or failed) by running the
-// profiler once, and owns it to its project.
+// Reasons of the Ready condition of a dataset that cannot be profiled (issue 14 items 3
+// and 5, issue 17 item 7); each ends the dataset failed with an event of the same reason.
+const (
+	ReasonProfilingFailed      = "ProfilingFailed"
+	ReasonBlobKeyOutsideTenant = "BlobKeyOutsideTenant"
+	ReasonBlobKeyNotAKey       = "BlobKeyNotAKey"
+	ReasonBlobMissing          = "BlobMissing"
+	ReasonSizeMismatch         = "SizeMismatch"
+	ReasonChecksumMismatch     = "ChecksumMismatch"
+	ReasonDatasetTooWide       = "DatasetTooWide"
+	ReasonStatusRejected       = "StatusRejected"
+)
+
+// DatasetReconciler moves a dataset from profiling to ready (or failed) and owns it to its
+// project. Profiling runs on a bounded pool of workers, not on the reconcile worker
+// (issue 16): Reconcile hands the dataset over, and the worker's completion triggers the
+// reconcile that writes the status.
 type DatasetReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
@@ -40,6 +70,11 @@ type DatasetReconciler struct {
 	// OnProfiled is called after a dataset's ready or failed status was written (the
 	// dataset.profiled webhook is wired here by the run and governance work).
 	OnProfiled func(ctx context.Context, ds *discov1.Dataset)
+	// Workers is how many datasets are profiled at once; 0 means 1. Each profile holds
+	// bounded memory (engine/data.ProfileReader), so this bounds the manager's share.
+	Workers int
+
+	queue *profileQueue
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=datasets,verbs=get;list;watch;update;patch
@@ -48,6 +83,9 @@ type DatasetReconciler struct {
 func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	ds := &discov1.Dataset{}
 	if err := r.Get(ctx, req.NamespacedName, ds); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.profiles().forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !ds.DeletionTimestamp.IsZero() {
@@ -60,23 +98,61 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, ds)
 	previous := ds.Status.Phase
+	var consumed *profileJob
 	defer func() {
-		joinPatchErr(&err, patcher.patch(ctx))
-		if err != nil || previous == ds.Status.Phase || ds.Status.Phase == discov1.DatasetProfiling {
+		patchErr := patcher.patch(ctx)
+		if apierrors.IsInvalid(patchErr) {
+			// The API server refused the status (a CRD limit): end failed instead of
+			// profiling again and again.
+			patchErr = r.refusedStatus(ctx, ds, patchErr)
+		}
+		joinPatchErr(&err, patchErr)
+		if err != nil {
 			return
 		}
-		kind := corev1.EventTypeNormal
-		if ds.Status.Phase == discov1.DatasetFailed {
-			kind = corev1.EventTypeWarning
+		if consumed != nil {
+			r.profiles().done(req.NamespacedName, consumed)
 		}
-		r.Recorder.Eventf(ds, nil, kind, "Profiled", "Profile", "dataset is %s: %s", ds.Status.Phase, ds.Status.Message)
+		if previous == ds.Status.Phase || ds.Status.Phase == discov1.DatasetProfiling {
+			return
+		}
+		kind, reason := corev1.EventTypeNormal, "Profiled"
+		if ds.Status.Phase == discov1.DatasetFailed {
+			kind, reason = corev1.EventTypeWarning, ReasonProfilingFailed
+			if c := readyCondition(ds); c != nil {
+				reason = c.Reason
+			}
+		}
+		r.Recorder.Eventf(ds, nil, kind, reason, "Profile", "dataset is %s: %s", ds.Status.Phase, ds.Status.Message)
 		if r.OnProfiled != nil {
 			r.OnProfiled(ctx, ds)
 		}
 	}()
 	ds.Status.ObservedGeneration = ds.Generation
 
-	if ds.Status.Phase == discov1.DatasetReady || ds.Status.Phase == discov1.DatasetFailed {
+	if ds.Status.Phase == discov1.DatasetFailed {
+		return ctrl.Result{}, nil
+	}
+	// The key is checked on every pass, ready datasets included: no dataset may keep
+	// pointing at a file outside its tenant (issue 14 item 3).
+	if !isBlobKey(ds.Spec.BlobKey) {
+		failDataset(ds, ReasonBlobKeyNotAKey, "spec.blobKey is not a blob key (it looks like a URL or a file path); "+
+			"a dataset's blobKey names a file uploaded to this tenant, as POST /v1/projects/{project_id}/datasets sets it")
+		return ctrl.Result{}, nil
+	}
+	tenant := tenantOfNamespace(ctx, r.Client, ds.Namespace)
+	if tenant == nil {
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "TenantUnknown",
+			"the namespace belongs to no tenant yet; profiling waits for it")
+		return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
+	}
+	tenantID := ids.FromName(tenant.Name)
+	if !blob.UnderDatasetPrefix(tenantID, ds.Namespace, ds.Spec.BlobKey) && !r.ownsLegacyKey(ctx, ds, tenantID) {
+		failDataset(ds, ReasonBlobKeyOutsideTenant, fmt.Sprintf("spec.blobKey is outside this tenant's datasets (%s); "+
+			"a dataset may only name files uploaded to its own tenant", blob.DatasetPrefix(tenantID, ds.Namespace)))
+		return ctrl.Result{}, nil
+	}
+	if ds.Status.Phase == discov1.DatasetReady {
 		return ctrl.Result{}, nil
 	}
 	ds.Status.Phase = discov1.DatasetProfiling
@@ -84,15 +160,33 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "NoProfiler", "no profiler is configured in this manager")
 		return ctrl.Result{}, nil
 	}
-	res, perr := r.Profiler.Profile(ctx, ds)
+
+	job := r.profiles().lookup(req.NamespacedName, ds.UID)
+	switch {
+	case job == nil:
+		profileKey := blob.DatasetProfileKey(tenantID, ds.Namespace, ds.Name, string(ds.UID))
+		if !r.profiles().submit(req.NamespacedName, ds, profileKey) {
+			setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingQueued", "waiting for a profiling worker")
+			return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+		}
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "Profiling", "the file is being profiled")
+		return ctrl.Result{}, nil
+	case !job.finished:
+		return ctrl.Result{}, nil // the worker's completion triggers the next reconcile
+	}
+	consumed = job
+	res, perr := job.result, job.err
 	if pe, ok := perr.(*ProfileError); ok {
-		ds.Status.Phase = discov1.DatasetFailed
-		ds.Status.Message = pe.Message
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingFailed", pe.Message)
+		reason := pe.Reason
+		if reason == "" {
+			reason = ReasonProfilingFailed
+		}
+		failDataset(ds, reason, pe.Message)
 		return ctrl.Result{}, nil
 	}
 	if perr != nil {
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingError", perr.Error())
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingError",
+			statusText("profiling failed and will be retried: "+perr.Error()))
 		return ctrl.Result{}, perr
 	}
 	now := metav1.Now()
@@ -107,6 +201,86 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	return ctrl.Result{}, nil
 }
 
+// failDataset ends a dataset failed with a reason and a message fit for its status.
+func failDataset(ds *discov1.Dataset, reason, message string) {
+	message = statusText(message)
+	ds.Status.Phase = discov1.DatasetFailed
+	ds.Status.Message = message
+	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, reason, message)
+}
+
+// statusText makes a message fit for a status or an event: no server paths (issue 17) and
+// at most 1024 bytes, well within the CRD's 4096.
+func statusText(msg string) string {
+	msg = scratch.Redact(msg)
+	if len(msg) <= 1024 {
+		return msg
+	}
+	cut := 1021
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "..."
+}
+
+func readyCondition(ds *discov1.Dataset) *metav1.Condition {
+	for i := range ds.Status.Conditions {
+		if ds.Status.Conditions[i].Type == discov1.ConditionReady {
+			return &ds.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// refusedStatus writes a failed status after the API server refused the computed one.
+func (r *DatasetReconciler) refusedStatus(ctx context.Context, ds *discov1.Dataset, refused error) error {
+	fresh := &discov1.Dataset{}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(ds), fresh); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	patcher := newStatusPatcher(r.Client, fresh)
+	failDataset(fresh, ReasonStatusRejected, "the profile does not fit the Dataset status: "+refused.Error())
+	if err := patcher.patch(ctx); err != nil {
+		return err
+	}
+	fresh.DeepCopyInto(ds)
+	return nil
+}
+
+// isBlobKey reports whether spec.blobKey can name a blob at all: not a URL, not a file
+// path (issue 14 item 5: such keys used to leave the dataset profiling forever).
+func isBlobKey(key string) bool {
+	return !strings.Contains(key, "://") && blob.ValidateKey(key) == nil
+}
+
+// ownsLegacyKey accepts a key of the layout the facade used before keys named the tenant,
+// datasets/<project id>/<dataset id>/data, only as the key of this dataset: its name is a
+// random dataset id and its project belongs to the namespace's tenant. A key must
+// otherwise lie under the dataset prefix of the namespace's tenant. Reading someone
+// else's file that way would take knowing that file's project id, dataset id and SHA-256,
+// which the profiler checks against spec.sha256.
+func (r *DatasetReconciler) ownsLegacyKey(ctx context.Context, ds *discov1.Dataset, tenantID string) bool {
+	id := ids.FromName(ds.Name)
+	if !ids.Valid(ids.Dataset, id) || ids.ToName(id) != ds.Name || ds.Spec.BlobKey != blob.LegacyDatasetKey(ds.Spec.ProjectID, id) {
+		return false
+	}
+	p := &discov1.Project{}
+	return r.Get(ctx, objectKey(ds.Namespace, ds.Spec.ProjectID), p) == nil && p.Spec.TenantID == tenantID
+}
+
+func (r *DatasetReconciler) profiles() *profileQueue {
+	if r.queue == nil {
+		r.queue = newProfileQueue(r.Profiler, r.Workers)
+	}
+	return r.queue
+}
+
 func (r *DatasetReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Dataset{}).Named("dataset").Complete(r)
+	q := r.profiles()
+	if err := mgr.Add(q); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Dataset{}).Named("dataset").
+		WatchesRawSource(source.Channel(q.finished, &handler.EnqueueRequestForObject{})).
+		Complete(r)
 }

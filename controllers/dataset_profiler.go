@@ -2,57 +2,128 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/scratch"
 )
 
-// BlobProfiler profiles a dataset's file from the blob store with the engine's loader and
-// writes the profile JSON next to it.
+// BlobProfiler profiles a dataset's file from the blob store and writes the profile JSON.
+// It copies the file to a private scratch file, checking spec.sizeBytes and spec.sha256 as
+// it streams (issue 14 item 3), then profiles it with data.ProfileReader in bounded memory
+// (issue 17 item 6).
 type BlobProfiler struct {
 	Blob *blob.Bucket
-	// ScratchDir holds the downloaded file while it is read; "" means the OS temp dir.
+	// ScratchDir holds the copied file while it is read; "" means a private directory
+	// under the OS temp dir (see scratch.Dir).
 	ScratchDir string
+
+	once sync.Once
+	dir  string
+	err  error
 }
 
-// ProfileKey is where a dataset's profile JSON is stored.
-func ProfileKey(datasetName string) string { return "datasets/" + datasetName + "/profile.json" }
+// scratchPrefix names the profiler's scratch files; files of that name that no process
+// holds are left over from a killed manager and are swept once at the first profile.
+const scratchPrefix = "profile-"
+
+func (p *BlobProfiler) scratchDir(ctx context.Context) (string, error) {
+	p.once.Do(func() {
+		p.dir, p.err = scratch.Dir(p.ScratchDir)
+		if p.err != nil {
+			return
+		}
+		if n, err := scratch.Sweep(p.dir, scratchPrefix); err != nil || n > 0 {
+			log.FromContext(ctx).Info("swept scratch files left by an earlier process", "removed", n, "error", err)
+		}
+	})
+	return p.dir, p.err
+}
 
 // Profile implements Profiler.
-func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset) (ProfileResult, error) {
-	dir, err := os.MkdirTemp(p.ScratchDir, "profile-")
+func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error) {
+	dir, err := p.scratchDir(ctx)
 	if err != nil {
 		return ProfileResult{}, err
 	}
-	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, "data."+ds.Spec.Format)
-	if err := p.Blob.Download(ctx, ds.Spec.BlobKey, local); err != nil {
-		if errors.Is(err, blob.ErrNotFound) {
-			return ProfileResult{}, &ProfileError{Message: "the uploaded file is missing from the blob store"}
-		}
+	f, err := scratch.Create(dir, scratchPrefix)
+	if err != nil {
 		return ProfileResult{}, err
 	}
-	frame, err := data.Load(local, ds.Spec.Format)
+	defer scratch.Remove(f)
+	size, err := p.fetch(ctx, ds, f)
+	if err != nil {
+		return ProfileResult{}, err
+	}
+	profile, err := data.ProfileReader(f, size, ds.Spec.Format)
 	var verr *data.ValidationError
 	if errors.As(err, &verr) {
-		return ProfileResult{}, &ProfileError{Message: verr.Message}
+		reason := ReasonProfilingFailed
+		if verr.Code == data.CodeDatasetTooWide {
+			reason = ReasonDatasetTooWide
+		}
+		return ProfileResult{}, &ProfileError{Reason: reason, Message: scratch.Redact(verr.Message)}
 	}
 	if err != nil {
 		return ProfileResult{}, err
 	}
-	profile := data.ProfileOf(frame)
 	body, err := json.Marshal(profile)
 	if err != nil {
 		return ProfileResult{}, err
 	}
-	key := ProfileKey(ds.Name)
-	if err := p.Blob.Put(ctx, key, body); err != nil {
+	if err := p.Blob.Put(ctx, profileKey, body); err != nil {
 		return ProfileResult{}, err
 	}
-	return ProfileResult{Rows: int64(frame.Rows), Columns: int32(len(frame.Columns)), Variables: frame.Names(), ProfileKey: key}, nil
+	names := make([]string, len(profile.Columns))
+	for i, c := range profile.Columns {
+		names[i] = c.Name
+	}
+	return ProfileResult{Rows: int64(profile.RowCount), Columns: int32(profile.ColumnCount), Variables: names, ProfileKey: profileKey}, nil
+}
+
+// fetch copies the dataset's blob into f and returns its size. When spec.sizeBytes is set
+// no more than one byte beyond it is read; a size or SHA-256 other than the spec's fails
+// the dataset.
+func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.File) (int64, error) {
+	rc, err := p.Blob.Get(ctx, ds.Spec.BlobKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return 0, &ProfileError{Reason: ReasonBlobMissing, Message: "the uploaded file is missing from the blob store"}
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var src io.Reader = rc
+	if ds.Spec.SizeBytes > 0 {
+		src = io.LimitReader(rc, ds.Spec.SizeBytes+1)
+	}
+	h := sha256.New()
+	size, err := io.Copy(io.MultiWriter(f, h), src)
+	if err != nil {
+		return 0, fmt.Errorf("copy the dataset file: %w", err)
+	}
+	switch {
+	case ds.Spec.SizeBytes > 0 && size > ds.Spec.SizeBytes:
+		return 0, &ProfileError{Reason: ReasonSizeMismatch,
+			Message: fmt.Sprintf("the stored file is larger than spec.sizeBytes (%d)", ds.Spec.SizeBytes)}
+	case ds.Spec.SizeBytes > 0 && size < ds.Spec.SizeBytes:
+		return 0, &ProfileError{Reason: ReasonSizeMismatch,
+			Message: fmt.Sprintf("the stored file has %d bytes, not spec.sizeBytes (%d)", size, ds.Spec.SizeBytes)}
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); ds.Spec.SHA256 != "" && sum != ds.Spec.SHA256 {
+		return 0, &ProfileError{Reason: ReasonChecksumMismatch,
+			Message: fmt.Sprintf("the stored file's SHA-256 is %s, not spec.sha256 %s", sum, ds.Spec.SHA256)}
+	}
+	return size, nil
 }

@@ -25,14 +25,18 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// fakeProfiler marks datasets whose display name starts with "bad" as unusable.
+// fakeProfiler marks datasets whose display name starts with "bad" as unusable, and hands
+// those whose name starts with "real-" to the blob profiler (realProfiler).
 type fakeProfiler struct{}
 
-func (fakeProfiler) Profile(_ context.Context, ds *discov1.Dataset) (ProfileResult, error) {
+func (fakeProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error) {
+	if strings.HasPrefix(ds.Spec.DisplayName, "real-") {
+		return realProfiler().Profile(ctx, ds, profileKey)
+	}
 	if strings.HasPrefix(ds.Spec.DisplayName, "bad") {
 		return ProfileResult{}, &ProfileError{Message: "row 3 has 2 fields, expected 3"}
 	}
-	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: "datasets/" + ds.Name + "/profile.json"}, nil
+	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: profileKey}, nil
 }
 
 // newTenant creates a tenant and waits for its namespace.

@@ -105,7 +105,7 @@ var _ = Describe("Dataset controller", func() {
 	newDataset := func(ns, projectID, name string) *discov1.Dataset {
 		ds := &discov1.Dataset{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Dataset)), Namespace: ns},
-			Spec: discov1.DatasetSpec{ProjectID: projectID, DisplayName: name, Format: "csv", BlobKey: "k", SizeBytes: 10,
+			Spec: discov1.DatasetSpec{ProjectID: projectID, DisplayName: name, Format: "csv", BlobKey: tenantBlobKey(ns, projectID), SizeBytes: 10,
 				SHA256: "0000000000000000000000000000000000000000000000000000000000000000"},
 		}
 		Expect(k8sClient.Create(ctx, ds)).To(Succeed())

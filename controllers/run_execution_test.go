@@ -23,7 +23,7 @@ import (
 // uploadCSV stores a CSV in the blob store and creates its Dataset (profiled by the fake).
 func uploadCSV(p *discov1.Project, body string) *discov1.Dataset {
 	id := ids.New(ids.Dataset)
-	key := "datasets/" + ids.ToName(id) + "/data.csv"
+	key := tenantBlobKey(p.Namespace, projectID(p))
 	Expect(testBlob.Put(ctx, key, []byte(body))).To(Succeed())
 	ds := &discov1.Dataset{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace},
