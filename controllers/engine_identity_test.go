@@ -82,6 +82,19 @@ func otherTenantsRun() *discov1.Run {
 	return run
 }
 
+// isolatedRun submits a Job run of a new tenant and returns the Execution its pod runs:
+// `disco engine run` as the run's engine identity, under the admission policy.
+func isolatedRun(rows int, target string) (*discov1.Tenant, *discov1.Run, *Execution) {
+	installEnginePolicy()
+	tenant, ns := newTenant()
+	p := newProject(tenant, ns)
+	run := jobRun(p, uploadCSV(p, linearCSV(rows)), target)
+	pod := &Execution{Client: engineOf(run), Blob: testBlob, ScratchDir: GinkgoT().TempDir(), TimeLimit: 20 * time.Second,
+		Isolated: true, TenantID: ids.FromName(tenant.Name)}
+	Eventually(func() error { return pod.Client.Get(ctx, client.ObjectKeyFromObject(run), &discov1.Run{}) }, 10*time.Second).Should(Succeed())
+	return tenant, run, pod
+}
+
 // patchAs merges mutate into the run's status as the given client.
 func patchAs(c client.Client, run *discov1.Run, mutate func(*discov1.Run)) error {
 	latest := &discov1.Run{}
@@ -197,13 +210,8 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 	})
 
 	It("executes a run as its engine identity, and the controller completes and charges it", func() {
-		installEnginePolicy()
-		tenant, ns := newTenant()
-		p := newProject(tenant, ns)
-		run := jobRun(p, uploadCSV(p, linearCSV(120)), "y")
-		pod := &Execution{Client: engineOf(run), Blob: testBlob, ScratchDir: GinkgoT().TempDir(), TimeLimit: 20 * time.Second,
-			Isolated: true, TenantID: ids.FromName(tenant.Name)}
-		Eventually(func() error { return engineOf(run).Get(ctx, client.ObjectKeyFromObject(run), &discov1.Run{}) }, 10*time.Second).Should(Succeed())
+		tenant, run, pod := isolatedRun(120, "y")
+		ns := run.Namespace
 		Expect(pod.Execute(ctx, run)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
@@ -225,13 +233,7 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 	})
 
 	It("finishes a run whose isolated engine failed, with the engine's reason", func() {
-		installEnginePolicy()
-		tenant, ns := newTenant()
-		p := newProject(tenant, ns)
-		run := jobRun(p, uploadCSV(p, linearCSV(50)), "nope")
-		pod := &Execution{Client: engineOf(run), Blob: testBlob, ScratchDir: GinkgoT().TempDir(), TimeLimit: 20 * time.Second,
-			Isolated: true, TenantID: ids.FromName(tenant.Name)}
-		Eventually(func() error { return engineOf(run).Get(ctx, client.ObjectKeyFromObject(run), &discov1.Run{}) }, 10*time.Second).Should(Succeed())
+		_, run, pod := isolatedRun(50, "nope")
 		Expect(pod.Execute(ctx, run)).To(MatchError(ContainSubstring("nope")))
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
