@@ -9,10 +9,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/internal/store"
 )
 
@@ -26,13 +28,14 @@ var replayHeaders = []string{"Content-Type", "Location", "Deprecation", "Sunset"
 // idempotency implements the Idempotency-Key header on POST: the first response to a key
 // is stored with the SHA-256 of the request body; a repeat with the same body gets that
 // response again (Idempotent-Replayed: true), with a different body 409
-// idempotency_key_reused. Keys are per tenant. While the first request is still running
-// a repeat gets 409 idempotency_key_in_flight rather than a second execution.
+// idempotency_key_reused. Keys are per tenant and principal (see idempotencyPrincipal).
+// While the first request is still running a repeat gets 409 idempotency_key_in_flight
+// rather than a second execution.
 func (s *Server) idempotency(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
 		c := callerFrom(r.Context())
-		if r.Method != http.MethodPost || key == "" || c.tenant == nil {
+		if r.Method != http.MethodPost || key == "" || c.tenant == nil || c.principal == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -40,8 +43,8 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			s.fail(w, r, apierror.Invalid("header.Idempotency-Key", "must be 1 to 255 visible ASCII characters"))
 			return
 		}
-		tenantID := c.tenant.ID
-		lockKey := tenantID + "\x00" + key
+		tenantID, principal := c.tenant.ID, idempotencyPrincipal(c.principal)
+		lockKey := tenantID + "\x00" + principal + "\x00" + key
 		if !s.idem.tryLock(lockKey) {
 			s.fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed"))
@@ -49,7 +52,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 		}
 		defer s.idem.unlock(lockKey)
 
-		rec, err := s.opts.Store.GetIdempotent(r.Context(), tenantID, key)
+		rec, err := s.opts.Store.GetIdempotent(r.Context(), tenantID, principal, key)
 		switch {
 		case err == nil:
 			sum, err := bodyDigest(r)
@@ -95,7 +98,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			}
 		}
 		err = s.opts.Store.PutIdempotent(r.Context(), store.IdempotencyRecord{
-			TenantID: tenantID, Key: key, Method: r.Method, Path: r.URL.Path,
+			TenantID: tenantID, Principal: principal, Key: key, Method: r.Method, Path: r.URL.Path,
 			BodySHA256: hr.h.sum(),
 			Status:     rw.status, Header: header, Body: rw.body.Bytes(),
 		})
@@ -103,6 +106,24 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			s.log.Error(err, "storing idempotency record", "request_id", requestID(r.Context()))
 		}
 	})
+}
+
+// idempotencyPrincipal names the namespace of a caller's idempotency keys: the kind of
+// credential, who acts (API key id or user id) and the exact grant, scopes and projects.
+// A stored response is the result of an authorised operation; replaying it to any other
+// principal, or to the same one after its grant changed, would hand out what the
+// replaying caller may not be allowed to see or do (issue 17). Such a request runs as a
+// new one and meets its own authorisation.
+func idempotencyPrincipal(p *auth.Principal) string {
+	h := sha256.New()
+	for _, list := range [][]string{p.Scopes, p.ProjectIDs} {
+		for _, v := range slices.Compact(slices.Sorted(slices.Values(list))) {
+			h.Write([]byte(v))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	return p.Kind + ":" + p.Actor + ":" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 func bodyDigest(r *http.Request) (string, error) {

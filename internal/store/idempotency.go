@@ -16,8 +16,15 @@ const IdempotencyTTL = 24 * time.Hour
 // IdempotencyRecord is the first response to a POST carrying an Idempotency-Key.
 // A repeat with the same key and BodySHA256 gets this response again; a repeat with a
 // different body is refused by the facade (409 idempotency_key_reused).
+//
+// Records are keyed by tenant, principal and key: a stored response is only ever
+// replayed to the principal that caused it (issue 17), so the same key sent by another
+// credential names another record.
 type IdempotencyRecord struct {
-	TenantID   string
+	TenantID string
+	// Principal names the caller and its grant (credential, scopes, projects), as the
+	// facade derives it; the store only compares it.
+	Principal  string
 	Key        string
 	Method     string
 	Path       string
@@ -28,12 +35,12 @@ type IdempotencyRecord struct {
 	CreatedAt  time.Time
 }
 
-// PutIdempotent stores rec unless a live record with the same tenant and key exists, in
-// which case it returns ErrConflict and the caller should read that one instead. An
-// expired record is replaced.
+// PutIdempotent stores rec unless a live record with the same tenant, principal and key
+// exists, in which case it returns ErrConflict and the caller should read that one
+// instead. An expired record is replaced.
 func (s *Store) PutIdempotent(ctx context.Context, rec IdempotencyRecord) error {
-	if rec.TenantID == "" || rec.Key == "" {
-		return errors.New("store: idempotency record needs tenant and key")
+	if rec.TenantID == "" || rec.Principal == "" || rec.Key == "" {
+		return errors.New("store: idempotency record needs tenant, principal and key")
 	}
 	now := s.Now()
 	header, err := json.Marshal(rec.Header)
@@ -44,14 +51,14 @@ func (s *Store) PutIdempotent(ctx context.Context, rec IdempotencyRecord) error 
 		rec.Body = []byte{}
 	}
 	return s.WithTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM idempotency WHERE tenant_id = ? AND key = ? AND created_at <= ?`),
-			rec.TenantID, rec.Key, millis(now.Add(-IdempotencyTTL))); err != nil {
+		if _, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM idempotency WHERE tenant_id = ? AND principal = ? AND key = ? AND created_at <= ?`),
+			rec.TenantID, rec.Principal, rec.Key, millis(now.Add(-IdempotencyTTL))); err != nil {
 			return fmt.Errorf("store: idempotency: %w", err)
 		}
 		_, err := tx.ExecContext(ctx, s.Rebind(`INSERT INTO idempotency
-			(tenant_id, key, method, path, body_sha256, status, response_headers, response, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			rec.TenantID, rec.Key, rec.Method, rec.Path, rec.BodySHA256, rec.Status, string(header), rec.Body, millis(now))
+			(tenant_id, principal, key, method, path, body_sha256, status, response_headers, response, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			rec.TenantID, rec.Principal, rec.Key, rec.Method, rec.Path, rec.BodySHA256, rec.Status, string(header), rec.Body, millis(now))
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: idempotency key %q already used", ErrConflict, rec.Key)
 		}
@@ -62,18 +69,18 @@ func (s *Store) PutIdempotent(ctx context.Context, rec IdempotencyRecord) error 
 	})
 }
 
-// GetIdempotent returns the live record for tenant and key, or ErrNotFound when there
-// is none or it is older than IdempotencyTTL.
-func (s *Store) GetIdempotent(ctx context.Context, tenantID, key string) (IdempotencyRecord, error) {
+// GetIdempotent returns the live record for tenant, principal and key, or ErrNotFound
+// when there is none or it is older than IdempotencyTTL.
+func (s *Store) GetIdempotent(ctx context.Context, tenantID, principal, key string) (IdempotencyRecord, error) {
 	var (
 		rec     IdempotencyRecord
 		header  string
 		created int64
 	)
-	err := s.db.QueryRowContext(ctx, s.Rebind(`SELECT tenant_id, key, method, path, body_sha256, status, response_headers, response, created_at
-		FROM idempotency WHERE tenant_id = ? AND key = ? AND created_at > ?`),
-		tenantID, key, millis(s.Now().Add(-IdempotencyTTL))).
-		Scan(&rec.TenantID, &rec.Key, &rec.Method, &rec.Path, &rec.BodySHA256, &rec.Status, &header, &rec.Body, &created)
+	err := s.db.QueryRowContext(ctx, s.Rebind(`SELECT tenant_id, principal, key, method, path, body_sha256, status, response_headers, response, created_at
+		FROM idempotency WHERE tenant_id = ? AND principal = ? AND key = ? AND created_at > ?`),
+		tenantID, principal, key, millis(s.Now().Add(-IdempotencyTTL))).
+		Scan(&rec.TenantID, &rec.Principal, &rec.Key, &rec.Method, &rec.Path, &rec.BodySHA256, &rec.Status, &header, &rec.Body, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return IdempotencyRecord{}, ErrNotFound
 	}
