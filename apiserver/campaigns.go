@@ -28,7 +28,7 @@ type CampaignBudget struct {
 
 type CampaignGovernance struct {
 	PromotionCeiling        string `json:"promotion_ceiling" enum:"explore,validate,publish" doc:"The campaign's ceiling; the effective ceiling is the lower of this and the project's."`
-	RequireNegativeControls bool   `json:"require_negative_controls"`
+	RequireNegativeControls bool   `json:"require_negative_controls" doc:"The campaign's rule, else the project's; negative controls are required when either the campaign or the project requires them."`
 	AutoPromoteTo           string `json:"auto_promote_to,omitempty" enum:"explore,validate,publish" doc:"Tier claims are given when they pass the promotion checks."`
 }
 
@@ -114,7 +114,11 @@ func (s *Server) registerCampaigns() {
 	register(s, huma.Operation{
 		OperationID: "createCampaign", Method: http.MethodPost, Path: "/projects/{project_id}/campaigns",
 		Summary: "Create a campaign", Tags: []string{"Campaigns"}, DefaultStatus: http.StatusCreated,
-		Errors: []int{http.StatusNotFound},
+		Description: "The campaign's governance combines with the project's as the stricter of the two: the lower " +
+			"ceiling, and negative controls required when either requires them. Setting any governance field also " +
+			"needs the scope `" + auth.GovernanceWrite + "` and is recorded in the project's ledger as a policy_changed " +
+			"entry. An archived project accepts no campaigns (409 conflict, details.status archived).",
+		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.ProjectsWrite, s.createCampaign)
 	register(s, huma.Operation{
 		OperationID: "listCampaigns", Method: http.MethodGet, Path: "/projects/{project_id}/campaigns",
@@ -128,7 +132,36 @@ func (s *Server) registerCampaigns() {
 
 type campaignOutput struct {
 	Location string `header:"Location"`
+	ETag     string `header:"ETag" doc:"Entity tag of this version of the campaign."`
 	Body     Campaign
+}
+
+// campaignBody is a campaign with its entity tag.
+type campaignBody struct {
+	ETag string `header:"ETag" doc:"Entity tag of this version of the campaign."`
+	Body Campaign
+}
+
+// campaignPolicy is the governance a campaign sets itself, as ledgered in policy_changed
+// entries; null leaves the rule to the project.
+type campaignPolicy struct {
+	PromotionCeiling        *string `json:"promotion_ceiling"`
+	RequireNegativeControls *bool   `json:"require_negative_controls"`
+	AutoPromoteTo           *string `json:"auto_promote_to"`
+}
+
+func campaignPolicyOf(g discov1.CampaignGovernance) campaignPolicy {
+	tier := func(t discov1.Tier) *string {
+		if t == "" {
+			return nil
+		}
+		return ptr.To(string(t))
+	}
+	return campaignPolicy{
+		PromotionCeiling:        tier(g.PromotionCeiling),
+		RequireNegativeControls: g.RequireNegativeControls,
+		AutoPromoteTo:           tier(g.AutoPromoteTo),
+	}
 }
 
 func (s *Server) createCampaign(ctx context.Context, in *struct {
@@ -138,6 +171,12 @@ func (s *Server) createCampaign(ctx context.Context, in *struct {
 	p, t := who(ctx)
 	proj, err := s.project(ctx, in.ProjectID)
 	if err != nil {
+		return nil, err
+	}
+	if err := archivedProject(proj, "campaigns"); err != nil {
+		return nil, err
+	}
+	if err := checkText(nameText("body.name", in.Body.Name), proseText("body.description", in.Body.Description)); err != nil {
 		return nil, err
 	}
 	id := ids.New(ids.Campaign)
@@ -167,12 +206,23 @@ func (s *Server) createCampaign(ctx context.Context, in *struct {
 			AutoPromoteTo:           discov1.Tier(g.AutoPromoteTo),
 		}
 	}
+	// A campaign without governance of its own follows its project's; any rule it sets
+	// is a governance change.
+	before, after := campaignPolicy{}, campaignPolicyOf(c.Spec.Governance)
+	if len(changedFields(before, after)) > 0 && !p.Has(auth.GovernanceWrite) {
+		return nil, governanceScopeError("body.governance")
+	}
 	if err := s.opts.Client.Create(ctx, c); err != nil {
 		return nil, writeErrorOf(err, "campaign", id)
+	}
+	if err := s.recordPolicyChange(ctx, in.ProjectID, "campaign", id, before, after); err != nil {
+		s.undoCreate(ctx, c)
+		return nil, err
 	}
 	s.awaitCache(ctx, c, "")
 	return &campaignOutput{
 		Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + id,
+		ETag:     etagOf(c),
 		Body:     s.campaignOf(proj, c),
 	}, nil
 }
@@ -223,10 +273,10 @@ type CampaignPath struct {
 	CampaignID string `path:"campaign_id" maxLength:"64" doc:"Campaign id (camp_ prefix)."`
 }
 
-func (s *Server) getCampaign(ctx context.Context, in *CampaignPath) (*struct{ Body Campaign }, error) {
+func (s *Server) getCampaign(ctx context.Context, in *CampaignPath) (*campaignBody, error) {
 	proj, c, err := s.campaign(ctx, in.ProjectID, in.CampaignID)
 	if err != nil {
 		return nil, err
 	}
-	return &struct{ Body Campaign }{Body: s.campaignOf(proj, c)}, nil
+	return &campaignBody{ETag: etagOf(c), Body: s.campaignOf(proj, c)}, nil
 }

@@ -150,7 +150,8 @@ func TestClaimsAndGovernance(t *testing.T) {
 		t.Fatalf("evaluation %v", ge)
 	}
 	v := call(t, "GET", "/v1/projects/"+pid+"/ledger/verify", key, nil).expect(t, 200)
-	if v.JSON["valid"] != true || v.str("checkpoint") == "" || v.JSON["size"] != 5.0 {
+	// Five governance decisions, after the policy_changed entries of the project's and the campaign's settings.
+	if v.JSON["valid"] != true || v.str("checkpoint") == "" || v.JSON["size"] != 7.0 {
 		t.Fatalf("verify %s", v.Raw)
 	}
 	pr := call(t, "GET", "/v1/projects/"+pid+"/ledger/"+ok.str("ledger_entry_id")+"/proof", key, nil).expect(t, 200)
@@ -193,9 +194,9 @@ func TestConcurrentPromotions(t *testing.T) {
 			t.Fatalf("round %d: codes %v", round, codes)
 		}
 	}
-	// One claim_promoted entry per round, never two.
+	// One claim_promoted entry per round, never two, after the project's policy_changed.
 	l := call(t, "GET", "/v1/projects/"+pid+"/ledger?limit=100", key, nil).expect(t, 200)
-	if l.JSON["total_count"] != 5.0 {
+	if l.JSON["total_count"] != 6.0 {
 		t.Fatalf("ledger %s", l.Raw)
 	}
 }

@@ -5,11 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,8 +23,10 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/internal/ledger"
 )
 
 // annotationUpdatedAt records the last change made through the facade (Kubernetes keeps
@@ -69,11 +77,30 @@ type projectCreate struct {
 
 type projectOutput struct {
 	Location string `header:"Location"`
+	ETag     string `header:"ETag" doc:"Entity tag of this version of the project; send it in If-Match to update only this version."`
 	Body     Project
 }
 
+// projectBody is a project with its entity tag.
+type projectBody struct {
+	ETag string `header:"ETag" doc:"Entity tag of this version of the project; send it in If-Match to update only this version."`
+	Body Project
+}
+
+// governanceOf is a project's governance as in force: unset rules take their defaults.
+func governanceOf(g discov1.GovernanceSettings) Governance {
+	ceiling := string(g.PromotionCeiling)
+	if ceiling == "" {
+		ceiling = string(governance.DefaultCeiling)
+	}
+	return Governance{
+		PromotionCeiling:        ceiling,
+		RequireNegativeControls: ptr.Deref(g.RequireNegativeControls, true),
+		TruthDialThreshold:      ptr.Deref(g.TruthDialThreshold, governance.DefaultThreshold),
+	}
+}
+
 func projectOf(p *discov1.Project) Project {
-	g := p.Spec.Settings.Governance
 	status := string(p.Spec.State)
 	if status == "" {
 		status = string(discov1.ProjectActive)
@@ -82,10 +109,6 @@ func projectOf(p *discov1.Project) Project {
 	if mode == "" {
 		mode = string(discov1.ModeSymbolic)
 	}
-	ceiling := string(g.PromotionCeiling)
-	if ceiling == "" {
-		ceiling = string(discov1.TierValidate)
-	}
 	return Project{
 		ID:          ids.FromName(p.Name),
 		Name:        p.Spec.DisplayName,
@@ -93,11 +116,7 @@ func projectOf(p *discov1.Project) Project {
 		Status:      status,
 		Settings: ProjectSettings{
 			DefaultMode: mode,
-			Governance: Governance{
-				PromotionCeiling:        ceiling,
-				RequireNegativeControls: ptr.Deref(g.RequireNegativeControls, true),
-				TruthDialThreshold:      ptr.Deref(g.TruthDialThreshold, 0.7),
-			},
+			Governance:  governanceOf(p.Spec.Settings.Governance),
 		},
 		CreatedAt: utc(p.CreationTimestamp),
 		UpdatedAt: updatedAt(p),
@@ -127,6 +146,9 @@ func (s *Server) registerProjects() {
 	register(s, huma.Operation{
 		OperationID: "createProject", Method: http.MethodPost, Path: "/projects",
 		Summary: "Create a project", Tags: []string{"Projects"}, DefaultStatus: http.StatusCreated,
+		Description: "Governance settings other than the defaults (promotion_ceiling validate, truth_dial_threshold 0.7, " +
+			"require_negative_controls true) also need the scope `" + auth.GovernanceWrite + "`, and are recorded in the " +
+			"project's ledger as a policy_changed entry.",
 		Errors: []int{http.StatusConflict},
 	}, auth.ProjectsWrite, s.createProject)
 
@@ -144,8 +166,12 @@ func (s *Server) registerProjects() {
 		OperationID: "updateProject", Method: http.MethodPatch, Path: "/projects/{project_id}",
 		Summary: "Update a project", Tags: []string{"Projects"},
 		Description: "The body is a JSON merge patch (RFC 7396) over name, description, settings and status; " +
-			"null resets a setting to its default. Other fields are ignored.",
-		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnsupportedMediaType},
+			"null resets a setting to its default. Other fields are ignored. The patch applies to the project as it is " +
+			"when the request arrives. To change only the version you read, send its ETag in If-Match: if the project " +
+			"has changed since, the answer is 412 precondition_failed (RFC 9110, section 13.1.1). Changing " +
+			"settings.governance also needs the scope `" + auth.GovernanceWrite + "` and is recorded in the project's " +
+			"ledger as a policy_changed entry with the settings before and after.",
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusPreconditionFailed, http.StatusUnsupportedMediaType},
 	}, auth.ProjectsWrite, s.updateProject)
 }
 
@@ -156,6 +182,9 @@ func (s *Server) createProject(ctx context.Context, in *struct {
 	if p.Restricted() {
 		// A key limited to some projects could not see what it created.
 		return nil, apierror.New(http.StatusForbidden, apierror.CodeForbidden, "an API key restricted to projects cannot create projects")
+	}
+	if err := checkText(nameText("body.name", in.Body.Name), proseText("body.description", in.Body.Description)); err != nil {
+		return nil, err
 	}
 	id := ids.New(ids.Project)
 	now := s.now().UTC()
@@ -183,11 +212,159 @@ func (s *Server) createProject(ctx context.Context, in *struct {
 			}
 		}
 	}
+	// A new project starts from the default governance; anything else is a change of it.
+	before, after := governanceOf(discov1.GovernanceSettings{}), governanceOf(proj.Spec.Settings.Governance)
+	if before != after && !p.Has(auth.GovernanceWrite) {
+		return nil, governanceScopeError("body.settings.governance")
+	}
 	if err := s.opts.Client.Create(ctx, proj); err != nil {
 		return nil, writeErrorOf(err, "project", id)
 	}
+	if err := s.recordPolicyChange(ctx, id, "project", id, before, after); err != nil {
+		s.undoCreate(ctx, proj)
+		return nil, err
+	}
 	s.awaitCache(ctx, proj, "")
-	return &projectOutput{Location: s.opts.BaseURL + "/projects/" + id, Body: projectOf(proj)}, nil
+	return &projectOutput{Location: s.opts.BaseURL + "/projects/" + id, ETag: etagOf(proj), Body: projectOf(proj)}, nil
+}
+
+// governanceScopeError refuses a change of governance settings to a caller without
+// governance:write. projects:write covers a project's name, description and status; the
+// rules that decide which claims may be promoted are a separate grant (issue 17).
+func governanceScopeError(field string) error {
+	return apierror.InsufficientScope(auth.GovernanceWrite).With("field", field)
+}
+
+// recordPolicyChange ledgers a change of governance settings as policy_changed, with the
+// settings before and after and the names of the rules that changed, in the ledger of
+// the project they belong to (DESIGN.md: every governance event is ledgered). Nothing is
+// recorded when nothing changed.
+func (s *Server) recordPolicyChange(ctx context.Context, projectID, resource, id string, before, after any) error {
+	changed := changedFields(before, after)
+	if len(changed) == 0 {
+		return nil
+	}
+	p, t := who(ctx)
+	_, err := s.ledgerAppend(ctx, t.ID, projectID, ledger.PolicyChanged, "", "", p.Actor, map[string]any{
+		"resource": resource, resource + "_id": id, "before": before, "after": after, "changed": changed,
+	})
+	return err
+}
+
+// changedFields lists, sorted, the JSON members whose values differ between two objects.
+func changedFields(before, after any) []string {
+	var b, a map[string]any
+	rb, _ := json.Marshal(before)
+	ra, _ := json.Marshal(after)
+	_ = json.Unmarshal(rb, &b)
+	_ = json.Unmarshal(ra, &a)
+	var out []string
+	for k := range a {
+		if !reflect.DeepEqual(a[k], b[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// undoCreate deletes an object whose governance could not be ledgered: an unrecorded
+// governance setting must not stand.
+func (s *Server) undoCreate(ctx context.Context, obj client.Object) {
+	uid := obj.GetUID()
+	err := s.opts.Client.Delete(context.WithoutCancel(ctx), obj, client.Preconditions{UID: &uid})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.log.Error(err, "could not delete an object whose governance was not ledgered", "name", obj.GetName(), "request_id", requestID(ctx))
+	}
+}
+
+// etagOf is the strong entity tag (RFC 9110, section 8.8.3) of an object's current
+// version: its resourceVersion, which the API server changes on every write.
+func etagOf(obj client.Object) string { return `"` + obj.GetResourceVersion() + `"` }
+
+// ifMatch is a parsed If-Match header (RFC 9110, section 13.1.1).
+type ifMatch struct {
+	any  bool     // "*": any current version
+	tags []string // opaque tags of strong entity tags; weak ones never match
+}
+
+// parseIfMatch reads If-Match: "*" or a comma-separated list of entity tags. It returns
+// nil for an absent header.
+func parseIfMatch(h string) (*ifMatch, error) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return nil, nil
+	}
+	if h == "*" {
+		return &ifMatch{any: true}, nil
+	}
+	bad := apierror.Invalid("header.If-Match", `must be "*" or a list of entity tags such as "123", as sent in ETag`)
+	m := &ifMatch{}
+	for rest := h; ; {
+		rest = strings.TrimLeft(rest, " \t")
+		weak := strings.HasPrefix(rest, "W/")
+		rest = strings.TrimPrefix(rest, "W/")
+		if !strings.HasPrefix(rest, `"`) {
+			return nil, bad
+		}
+		end := strings.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return nil, bad
+		}
+		tag := rest[1 : 1+end]
+		if strings.ContainsFunc(tag, func(r rune) bool { return r < 0x21 || r == 0x7f }) {
+			return nil, bad
+		}
+		if !weak {
+			m.tags = append(m.tags, tag)
+		}
+		rest = strings.TrimLeft(rest[2+end:], " \t")
+		if rest == "" {
+			return m, nil
+		}
+		if !strings.HasPrefix(rest, ",") {
+			return nil, bad
+		}
+		rest = rest[1:]
+	}
+}
+
+// matches applies the strong comparison of RFC 9110, section 8.8.3.2.
+func (m *ifMatch) matches(obj client.Object) bool {
+	return m == nil || m.any || slices.Contains(m.tags, obj.GetResourceVersion())
+}
+
+func preconditionFailed(kind, id string, current client.Object) error {
+	e := apierror.New(http.StatusPreconditionFailed, apierror.CodePreconditionFailed,
+		"the %s has changed since the version named in If-Match; read it again and reapply your change", kind).
+		With("resource", kind).With("id", id)
+	if current != nil {
+		e = e.With("etag", etagOf(current))
+	}
+	return e
+}
+
+// awaitVersion waits (briefly) until the cache holds obj's version or a later one, so a
+// read after the write sees it. Resource versions are compared as KEP-5504 defines.
+func (s *Server) awaitVersion(ctx context.Context, obj client.Object) {
+	key := client.ObjectKeyFromObject(obj)
+	fresh := obj.DeepCopyObject().(client.Object)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if err := s.opts.Client.Get(ctx, key, fresh); err != nil {
+			return apierrors.IsNotFound(err), nil
+		}
+		if c, err := resourceversion.CompareResourceVersion(fresh.GetResourceVersion(), obj.GetResourceVersion()); err == nil {
+			return c >= 0, nil
+		}
+		return fresh.GetResourceVersion() == obj.GetResourceVersion(), nil
+	})
 }
 
 type listProjectsInput struct {
@@ -232,12 +409,12 @@ type ProjectPath struct {
 	ProjectID string `path:"project_id" maxLength:"64" doc:"Project id (proj_ prefix)."`
 }
 
-func (s *Server) getProject(ctx context.Context, in *ProjectPath) (*struct{ Body Project }, error) {
+func (s *Server) getProject(ctx context.Context, in *ProjectPath) (*projectBody, error) {
 	proj, err := s.project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	return &struct{ Body Project }{Body: projectOf(proj)}, nil
+	return &projectBody{ETag: etagOf(proj), Body: projectOf(proj)}, nil
 }
 
 // projectPatch documents the PATCH body; the handler applies the raw body as a merge patch.
@@ -261,10 +438,16 @@ type governancePatch struct {
 
 func (s *Server) updateProject(ctx context.Context, in *struct {
 	ProjectPath
+	IfMatch string `header:"If-Match" maxLength:"1024" doc:"Update only if the project still has one of these entity tags (its ETag); otherwise 412."`
 	Body    projectPatch
 	RawBody []byte
-}) (*struct{ Body Project }, error) {
-	proj, err := s.project(ctx, in.ProjectID)
+}) (*projectBody, error) {
+	p, t := who(ctx)
+	cached, err := s.project(ctx, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := parseIfMatch(in.IfMatch)
 	if err != nil {
 		return nil, err
 	}
@@ -279,34 +462,90 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 	if v, ok := patch["name"]; ok && v == nil {
 		return nil, apierror.Invalid("body.name", "cannot be null: a project needs a name")
 	}
-	// Merge the patch over the wire form of the mutable fields, then map back: null
-	// removes a member, which maps to the field's default.
-	cur := projectOf(proj)
-	doc := map[string]any{}
-	raw, _ := json.Marshal(struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Status      string          `json:"status"`
-		Settings    ProjectSettings `json:"settings"`
-	}{cur.Name, cur.Description, cur.Status, cur.Settings})
-	_ = json.Unmarshal(raw, &doc)
 	// Fields the contract does not let PATCH change are ignored, as unknown fields are.
 	for k := range patch {
 		if k != "name" && k != "description" && k != "status" && k != "settings" {
 			delete(patch, k)
 		}
 	}
+
+	// The patch applies to the project as the API server has it now, not to the cached
+	// copy: a controller writing the project between our read and our update (status,
+	// defaults) is no reason to refuse a merge patch, so a conflict is retried against a
+	// fresh read (issue 17). With If-Match the client asked for exactly the version it
+	// named, so there a conflict is its answer: 412.
+	var (
+		upd            *discov1.Project
+		before, after  Governance
+		prevGovernance discov1.GovernanceSettings
+	)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cur discov1.Project
+		if err := s.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(cached), &cur); err != nil {
+			return err
+		}
+		if cur.Spec.TenantID != t.ID || cur.DeletionTimestamp != nil {
+			return apierror.NotFound("project", in.ProjectID)
+		}
+		if !cond.matches(&cur) {
+			return preconditionFailed("project", in.ProjectID, &cur)
+		}
+		next, err := s.patchedProject(&cur, patch)
+		if err != nil {
+			return err
+		}
+		before, after = governanceOf(cur.Spec.Settings.Governance), governanceOf(next.Spec.Settings.Governance)
+		if before != after && !p.Has(auth.GovernanceWrite) {
+			return governanceScopeError("body.settings.governance")
+		}
+		prevGovernance = cur.Spec.Settings.Governance
+		if err := s.opts.Client.Update(ctx, next); err != nil {
+			if apierrors.IsConflict(err) && cond != nil && !cond.any {
+				return preconditionFailed("project", in.ProjectID, nil)
+			}
+			return err
+		}
+		upd = next
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*apiError); ok {
+			return nil, err
+		}
+		return nil, writeErrorOf(err, "project", in.ProjectID)
+	}
+	if err := s.recordPolicyChange(ctx, in.ProjectID, "project", in.ProjectID, before, after); err != nil {
+		s.undoGovernance(ctx, upd, prevGovernance)
+		return nil, err
+	}
+	s.awaitVersion(ctx, upd)
+	return &projectBody{ETag: etagOf(upd), Body: projectOf(upd)}, nil
+}
+
+// patchedProject returns cur with the merge patch applied over the wire form of its
+// mutable fields: null removes a member, which maps to the field's default.
+func (s *Server) patchedProject(cur *discov1.Project, patch map[string]any) (*discov1.Project, error) {
+	wire := projectOf(cur)
+	doc := map[string]any{}
+	raw, _ := json.Marshal(struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Status      string          `json:"status"`
+		Settings    ProjectSettings `json:"settings"`
+	}{wire.Name, wire.Description, wire.Status, wire.Settings})
+	_ = json.Unmarshal(raw, &doc)
 	merged := mergePatch(doc, patch)
 	raw, _ = json.Marshal(merged)
 	var next projectPatch
 	if err := json.Unmarshal(raw, &next); err != nil {
 		return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the patch does not fit the project: %v", err)
 	}
-
-	before := proj.ResourceVersion
-	upd := proj.DeepCopy()
-	upd.Spec.DisplayName = ptr.Deref(next.Name, proj.Spec.DisplayName)
+	upd := cur.DeepCopy()
+	upd.Spec.DisplayName = ptr.Deref(next.Name, cur.Spec.DisplayName)
 	upd.Spec.Description = ptr.Deref(next.Description, "")
+	if err := checkText(nameText("body.name", upd.Spec.DisplayName), proseText("body.description", upd.Spec.Description)); err != nil {
+		return nil, err
+	}
 	upd.Spec.State = discov1.ProjectState(ptr.Deref(next.Status, string(discov1.ProjectActive)))
 	upd.Spec.Settings = discov1.ProjectSettings{}
 	if st := next.Settings; st != nil {
@@ -323,13 +562,36 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 		upd.Annotations = map[string]string{}
 	}
 	upd.Annotations[annotationUpdatedAt] = s.now().UTC().Format(time.RFC3339Nano)
-	// Update carries the resource version we read: a concurrent change makes it fail
-	// with a conflict (409) instead of being overwritten.
-	if err := s.opts.Client.Update(ctx, upd); err != nil {
-		return nil, writeErrorOf(err, "project", in.ProjectID)
+	return upd, nil
+}
+
+// undoGovernance puts a project's governance back when its change could not be
+// ledgered: an unrecorded governance change must not stand.
+func (s *Server) undoGovernance(ctx context.Context, proj *discov1.Project, g discov1.GovernanceSettings) {
+	ctx = context.WithoutCancel(ctx)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cur discov1.Project
+		if err := s.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(proj), &cur); err != nil {
+			return err
+		}
+		cur.Spec.Settings.Governance = g
+		return s.opts.Client.Update(ctx, &cur)
+	})
+	if err != nil {
+		s.log.Error(err, "could not undo an unledgered governance change", "project", proj.Name, "request_id", requestID(ctx))
 	}
-	s.awaitCache(ctx, upd, before)
-	return &struct{ Body Project }{Body: projectOf(upd)}, nil
+}
+
+// archivedProject refuses to add work to an archived project, as an archived campaign
+// refuses runs: 409 conflict with details.status archived (issue 17). what names what the
+// project accepts no more of, e.g. "runs".
+func archivedProject(proj *discov1.Project, what string) error {
+	if proj.Spec.State != discov1.ProjectArchived {
+		return nil
+	}
+	id := ids.FromName(proj.Name)
+	return apierror.Conflict("project %s is archived and accepts no %s; set its status to active first", id, what).
+		With("project_id", id).With("status", string(discov1.ProjectArchived))
 }
 
 // mergePatch applies an RFC 7396 JSON merge patch to target.

@@ -110,7 +110,8 @@ func (s *Server) registerRuns() {
 	register(s, huma.Operation{
 		OperationID: "submitRun", Method: http.MethodPost, Path: base,
 		Summary: "Submit a run", Tags: []string{"Runs"}, DefaultStatus: http.StatusCreated,
-		Description: "The dataset must be ready. The campaign budget is checked against the run's estimate " +
+		Description: "The dataset must be ready. An archived project or campaign accepts no runs (409 conflict, " +
+			"details.status archived). The campaign budget is checked against the run's estimate " +
 			"(403 budget_exhausted, details.constraint compute_units, max_runs or expires_at). A run with the same " +
 			"mode, dataset and parameters already queued or running in the campaign gives 409 duplicate_run. " +
 			"Run submission has its own, lower rate limit.",
@@ -178,6 +179,9 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	p, t := who(ctx)
 	proj, camp, err := s.campaign(ctx, in.ProjectID, in.CampaignID)
 	if err != nil {
+		return nil, err
+	}
+	if err := archivedProject(proj, "runs"); err != nil {
 		return nil, err
 	}
 	unlock := s.lockCampaign(in.CampaignID)

@@ -14,6 +14,7 @@ const (
 	CodeNotFound            = "not_found"
 	CodeMethodNotAllowed    = "method_not_allowed"
 	CodeConflict            = "conflict"
+	CodePreconditionFailed  = "precondition_failed"
 	CodeDuplicateRun        = "duplicate_run"
 	CodeIdempotencyReused   = "idempotency_key_reused"
 	CodeIdempotencyInFlight = "idempotency_key_in_flight"
@@ -58,6 +59,7 @@ var Catalog = []Doc{
 	{CodeNotFound, 404, "Not found", "The resource does not exist, belongs to another tenant, or lies outside the projects the credential may reach. Paths must start with /v1."},
 	{CodeMethodNotAllowed, 405, "Method not allowed", "The path exists but not with this method; details.allowed and the Allow header list the methods it accepts."},
 	{CodeConflict, 409, "Conflict", "The resource was modified concurrently or already exists. Read it again and retry."},
+	{CodePreconditionFailed, 412, "Precondition failed", "The If-Match header names an entity tag the resource no longer has: it was changed since you read it. GET it again, reapply your change and send the new ETag. details.etag is the current one when known."},
 	{CodeDuplicateRun, 409, "Duplicate run", "A run with the same mode, dataset and parameters is already queued or running in this campaign; details.run_id names it."},
 	{CodeIdempotencyReused, 409, "Idempotency key reused", "The Idempotency-Key was already used with a different request body. Use a new key for a new request."},
 	{CodeIdempotencyInFlight, 409, "Idempotency key in flight", "A request with the same Idempotency-Key is still being processed. Retry after it finishes."},

@@ -26,12 +26,17 @@ const (
 	// APIKeysWrite is the one scope beyond DESIGN.md's list: managing API keys mints
 	// credentials, so it is kept apart from the resource scopes and held by admin keys.
 	APIKeysWrite = "api_keys:write"
+	// GovernanceWrite changes the governance of projects and campaigns: promotion ceiling,
+	// Truth Dial threshold, negative-controls requirement and auto-promotion. Those
+	// settings decide what the ledger may certify, so projects:write alone does not reach
+	// them (issue 17).
+	GovernanceWrite = "governance:write"
 )
 
 // All lists every scope, the grant of an admin key.
 var All = []string{
 	ProjectsRead, ProjectsWrite, DatasetsRead, DatasetsWrite, RunsRead, RunsWrite,
-	ClaimsRead, ClaimsWrite, LedgerRead, WebhooksWrite, APIKeysWrite,
+	ClaimsRead, ClaimsWrite, LedgerRead, WebhooksWrite, APIKeysWrite, GovernanceWrite,
 }
 
 // Valid reports whether s names a scope.
