@@ -20,7 +20,7 @@ import (
 type LedgerEntry struct {
 	ID        string         `json:"id" example:"led_abcdefghijklmnopqrstuvwxyz"`
 	ProjectID string         `json:"project_id"`
-	EventType string         `json:"event_type" doc:"claim_created, claim_promoted, claim_demoted, negative_control_evaluated, policy_evaluated, truth_dial_score_changed."`
+	EventType string         `json:"event_type" doc:"claim_created, claim_promoted, claim_demoted, negative_control_evaluated, policy_evaluated, policy_changed (governance settings, details before and after), truth_dial_score_changed."`
 	ClaimID   string         `json:"claim_id,omitempty"`
 	RunID     string         `json:"run_id,omitempty"`
 	Details   map[string]any `json:"details"`

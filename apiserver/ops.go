@@ -127,5 +127,7 @@ func scopeDescriptions() map[string]string {
 		auth.LedgerRead:    "Read and verify the Evidence Ledger",
 		auth.WebhooksWrite: "Manage webhook registrations and deliveries",
 		auth.APIKeysWrite:  "Manage API keys",
+
+		auth.GovernanceWrite: "Change the governance of projects and campaigns: promotion ceiling, Truth Dial threshold, negative controls, auto-promotion",
 	}
 }
