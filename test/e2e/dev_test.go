@@ -32,6 +32,9 @@ type credentials struct {
 	APIKey     string `json:"api_key"`
 	TenantID   string `json:"tenant_id"`
 	Kubeconfig string `json:"kubeconfig"`
+	// KubeconfigUser is a normal user holding disco-editor in Namespace.
+	KubeconfigUser string `json:"kubeconfig_user"`
+	Namespace      string `json:"namespace"`
 }
 
 // devProcess is one running `disco dev`.
