@@ -70,6 +70,15 @@ bench-api:
 envtest: ## Build kube-apiserver and etcd from the Go module proxy (first time ~6 min) into bin/k8s.
 	KUBE_VERSION=$(KUBE_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/build-control-plane.sh
 
+.PHONY: node
+node: ## Build kubelet, kube-controller-manager, kube-scheduler, kube-proxy, kubectl into bin/k8s; install containerd, runc, CNI plugins.
+	KUBE_VERSION=$(KUBE_VERSION) hack/build-node.sh
+
+.PHONY: kubectl
+kubectl: ## Build kubectl (with the node components, cached) and link it at bin/kubectl.
+	KUBE_VERSION=$(KUBE_VERSION) SKIP_PACKAGES=1 hack/build-node.sh
+	ln -sf k8s/kubectl $(LOCALBIN)/kubectl
+
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN)
 $(CONTROLLER_GEN):
