@@ -120,6 +120,9 @@ func (s *Server) newAPIKey(k store.APIKey, plain string) *newAPIKeyOutput {
 
 func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*newAPIKeyOutput, error) {
 	p, t := who(ctx)
+	if err := checkText(nameText("body.name", in.Body.Name)); err != nil {
+		return nil, err
+	}
 	scopes := in.Body.Scopes
 	if len(scopes) == 0 {
 		scopes = p.Scopes

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,27 +16,7 @@ import (
 
 // replica starts a second facade over the same API server and store, as another replica
 // of the deployment would be: its own in-process locks, the same objects.
-func replica(t *testing.T) string {
-	t.Helper()
-	hs := httptest.NewUnstartedServer(nil)
-	url := "http://" + hs.Listener.Addr().String() + "/v1"
-	s, err := New(Options{
-		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
-		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.limits.anonymous = 1 << 20
-	for tier := range s.limits.requests {
-		s.limits.requests[tier] = 1 << 20
-		s.limits.runs[tier] = 1 << 20
-	}
-	hs.Config.Handler = s.Handler()
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return strings.TrimSuffix(url, "/v1")
-}
+func replica(t *testing.T) string { return strings.TrimSuffix(replicaWith(t, env.client), "/v1") }
 
 // TestBudgetNeverOverspent submits many runs at once, each different (no duplicates), to
 // campaigns whose budget allows exactly a few, through one replica and through two.

@@ -339,6 +339,8 @@ func parseMetadata(part io.Reader) (*datasetMetadata, *apiError) {
 	var fields []apierror.Field
 	if strings.TrimSpace(m.Name) == "" || len(m.Name) > 200 {
 		fields = append(fields, apierror.Field{Field: "body.metadata.name", Message: "required, 1 to 200 characters"})
+	} else if msg := textProblem(m.Name, false); msg != "" {
+		fields = append(fields, apierror.Field{Field: "body.metadata.name", Message: msg})
 	}
 	if m.Format == "" {
 		fields = append(fields, apierror.Field{Field: "body.metadata.format", Message: "required (parquet or csv)"})

@@ -187,21 +187,31 @@ func racingServer(t *testing.T, touch func(ctx context.Context, p *discov1.Proje
 			return c.Update(ctx, obj, opts...)
 		},
 	})
+	return replicaWith(t, c), updates
+}
+
+// replicaWith starts another facade over the shared control plane and store, reading and
+// writing through c, and returns its base URL (with /v1).
+func replicaWith(t *testing.T, c client.Client) string {
+	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
-	base := "http://" + hs.Listener.Addr().String() + "/v1"
-	srv, err := New(Options{Client: c, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob, BaseURL: base})
+	url := "http://" + hs.Listener.Addr().String() + "/v1"
+	s, err := New(Options{
+		Client: c, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
+		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.limits.anonymous = 1 << 20
-	for tier := range srv.limits.requests {
-		srv.limits.requests[tier] = 1 << 20
-		srv.limits.runs[tier] = 1 << 20
+	s.limits.anonymous = 1 << 20
+	for tier := range s.limits.requests {
+		s.limits.requests[tier] = 1 << 20
+		s.limits.runs[tier] = 1 << 20
 	}
-	hs.Config.Handler = srv.Handler()
+	hs.Config.Handler = s.Handler()
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return base, updates
+	return url
 }
 
 // noWatch lets the interceptor wrap a client that does not watch; the facade never does.
@@ -384,31 +394,34 @@ func TestArchivedProjectAcceptsNoWork(t *testing.T) {
 	r.expect(t, 404, "not_found") // past the archive check: the dataset does not exist
 }
 
-func TestNamesRefuseControlAndBidiCharacters(t *testing.T) {
-	field := func(r *response) string {
-		t.Helper()
-		checkEnvelope(t, r, 400, "validation_error")
-		fs, _ := r.errDetails()["fields"].([]any)
-		if len(fs) == 0 {
-			t.Fatalf("no details.fields: %s", r.Raw)
-		}
-		f, _ := fs[0].(map[string]any)["field"].(string)
-		return f
+// invalidField checks that r is a validation error and returns its first details.fields
+// entry's field.
+func invalidField(t *testing.T, r *response) string {
+	t.Helper()
+	checkEnvelope(t, r, 400, "validation_error")
+	fs, _ := r.errDetails()["fields"].([]any)
+	if len(fs) == 0 {
+		t.Fatalf("no details.fields: %s", r.Raw)
 	}
+	f, _ := fs[0].(map[string]any)["field"].(string)
+	return f
+}
+
+func TestNamesRefuseControlAndBidiCharacters(t *testing.T) {
 	for _, name := range []string{"a\x00b", "\u202Egnp.exe", "x\u2066y", "\u200Fname", "tab\there", "line\nbreak", "del\x7f", "c1\u0085"} {
-		if f := field(call(t, "POST", "/v1/projects", env.adminA, map[string]any{"name": name})); f != "body.name" {
+		if f := invalidField(t, call(t, "POST", "/v1/projects", env.adminA, map[string]any{"name": name})); f != "body.name" {
 			t.Fatalf("name %q: field %q", name, f)
 		}
 	}
-	if f := field(call(t, "POST", "/v1/projects", env.adminA, map[string]any{"name": "ok", "description": "bell\x07"})); f != "body.description" {
+	if f := invalidField(t, call(t, "POST", "/v1/projects", env.adminA, map[string]any{"name": "ok", "description": "bell\x07"})); f != "body.description" {
 		t.Fatalf("description field %q", f)
 	}
 	// Descriptions may span lines; names may be any visible script.
 	pid := mustProject(t, env.adminA, map[string]any{"name": "Überprüfung 検証 تحقق", "description": "line one\nline two\ttabbed\r\n"})
-	if f := field(call(t, "PATCH", "/v1/projects/"+pid, env.adminA, map[string]any{"name": "evil\u202E"})); f != "body.name" {
+	if f := invalidField(t, call(t, "PATCH", "/v1/projects/"+pid, env.adminA, map[string]any{"name": "evil\u202E"})); f != "body.name" {
 		t.Fatalf("patch field %q", f)
 	}
-	if f := field(call(t, "POST", "/v1/projects/"+pid+"/campaigns", env.adminA, map[string]any{"name": "c\x00",
+	if f := invalidField(t, call(t, "POST", "/v1/projects/"+pid+"/campaigns", env.adminA, map[string]any{"name": "c\x00",
 		"budget": map[string]any{"compute_units": 10, "max_runs": 1}})); f != "body.name" {
 		t.Fatalf("campaign field %q", f)
 	}
@@ -440,4 +453,22 @@ func TestTextProblem(t *testing.T) {
 			t.Errorf("textProblem(%q, %v) = %q", c.s, c.multiline, textProblem(c.s, c.multiline))
 		}
 	}
+}
+
+// TestCredentialAndDatasetNamesRefuseControlCharacters: API keys, OAuth clients and
+// datasets use the same rule for their names as projects and campaigns.
+func TestCredentialAndDatasetNamesRefuseControlCharacters(t *testing.T) {
+	if f := invalidField(t, call(t, "POST", "/v1/api-keys", env.adminA, map[string]any{"name": "ci\u202Eyek"})); f != "body.name" {
+		t.Fatalf("api key: field %q", f)
+	}
+	if f := invalidField(t, call(t, "POST", "/v1/oauth-clients", env.adminA, map[string]any{"name": "app\x00",
+		"redirect_uris": []string{"http://127.0.0.1:9/cb"}})); f != "body.name" {
+		t.Fatalf("oauth client: field %q", f)
+	}
+	pid := mustProject(t, env.adminA, nil)
+	if f := invalidField(t, upload(t, env.adminA, pid, "d.csv", csvData(5), `{"name": "d\u2067", "format": "csv"}`)); f != "body.metadata.name" {
+		t.Fatalf("dataset: field %q", f)
+	}
+	call(t, "POST", "/v1/api-keys", env.adminA, map[string]any{"name": "ci key ✓"}).expect(t, 201)
+	upload(t, env.adminA, pid, "d.csv", csvData(5), `{"name": "Daten ✓", "format": "csv"}`).expect(t, 201)
 }

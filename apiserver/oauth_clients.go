@@ -131,6 +131,9 @@ func (s *Server) registerOAuthClients() {
 
 func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthClientCreate }) (*struct{ Body OAuthClient }, error) {
 	p, t := who(ctx)
+	if err := checkText(nameText("body.name", in.Body.Name)); err != nil {
+		return nil, err
+	}
 	if p.Restricted() {
 		return nil, apierror.New(http.StatusForbidden, apierror.CodeForbidden, "an API key restricted to projects cannot register OAuth clients")
 	}
