@@ -179,21 +179,12 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 	It("fails a file wider than 4096 columns once, with the limit", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
-		var b strings.Builder
-		for row := range 2 {
-			for j := range data.MaxColumns + 1 {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				if row == 0 {
-					fmt.Fprintf(&b, "c%d", j)
-				} else {
-					b.WriteByte('1')
-				}
-			}
-			b.WriteByte('\n')
+		header := make([]string, data.MaxColumns+1)
+		for j := range header {
+			header[j] = fmt.Sprintf("c%d", j)
 		}
-		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), []byte(b.String())))
+		wide := strings.Join(header, ",") + "\n" + strings.Repeat("1,", len(header)-1) + "1\n"
+		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), []byte(wide)))
 		ds = expectFailed(ds, ReasonDatasetTooWide)
 		Expect(ds.Status.Message).To(ContainSubstring("4097 columns"))
 		Expect(ds.Status.Message).To(ContainSubstring("4096"))

@@ -189,8 +189,14 @@ func readPages(pages parquet.Pages, buf []parquet.Value, each func(parquet.Value
 }
 
 func readValues(values parquet.ValueReader, buf []parquet.Value, each func(parquet.Value) error) error {
+	return readBatches(values.ReadValues, buf, each)
+}
+
+// readBatches calls read to fill buf until it reports io.EOF, and feeds every item it
+// read to each.
+func readBatches[T any](read func([]T) (int, error), buf []T, each func(T) error) error {
 	for {
-		n, err := values.ReadValues(buf)
+		n, err := read(buf)
 		for _, v := range buf[:n] {
 			if err := each(v); err != nil {
 				return err

@@ -341,7 +341,7 @@ func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowS
 		}
 		for _, group := range file.RowGroups() {
 			rows := group.Rows()
-			err := readRowBatches(rows, batch, func(values parquet.Row) error {
+			err := readBatches(rows.ReadRows, batch, func(values parquet.Row) error {
 				n++
 				if len(values) != width {
 					return unreadable(fmt.Errorf("row %d has %d values for %d columns", n, len(values), width))
@@ -369,24 +369,6 @@ func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowS
 			return unreadable(fmt.Errorf("found %d rows, the metadata says %d", n, file.NumRows()))
 		}
 		return nil
-	}
-}
-
-// readRowBatches feeds every row of rows to each.
-func readRowBatches(rows parquet.Rows, batch []parquet.Row, each func(parquet.Row) error) error {
-	for {
-		k, err := rows.ReadRows(batch)
-		for _, values := range batch[:k] {
-			if err := each(values); err != nil {
-				return err
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
 	}
 }
 
