@@ -3,7 +3,10 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 
@@ -65,6 +68,13 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 			return ae
 		}
 	}
+	// huma answers a failed read of the body 500 "cannot read request body"; a body the
+	// client cut short or stopped sending is the client's doing (issue 17).
+	for _, e := range errs {
+		if be := requestBodyError(e); be != nil {
+			return be
+		}
+	}
 	var fields []apierror.Field
 	for _, e := range errs {
 		if e == nil {
@@ -98,6 +108,8 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 		return e.With("fields", fields)
 	case http.StatusRequestEntityTooLarge:
 		return apierror.New(status, apierror.CodePayloadTooLarge, "the request body is too large").With("limit_bytes", maxJSONBody)
+	case http.StatusRequestTimeout:
+		return bodyTimeoutError()
 	case http.StatusUnsupportedMediaType:
 		return apierror.New(status, apierror.CodeUnsupportedMedia, "unsupported Content-Type; send application/json")
 	case http.StatusInternalServerError:
@@ -154,6 +166,8 @@ func codeForStatus(status int) string {
 		return apierror.CodeConflict
 	case 413:
 		return apierror.CodePayloadTooLarge
+	case 408:
+		return apierror.CodeRequestTimeout
 	case 415:
 		return apierror.CodeUnsupportedMedia
 	case 429:
@@ -167,6 +181,45 @@ func codeForStatus(status int) string {
 		return apierror.CodeInternal
 	}
 	return apierror.CodeValidation
+}
+
+// requestBodyError answers an error met while reading a request body, or returns nil
+// when err is not the client's doing (then it is a server fault, answered 500 and
+// logged). A body over its limit is 413 payload_too_large (http.MaxBytesError); a body
+// whose next bytes did not come in time is 408 request_timeout, with Connection: close
+// (RFC 9110 section 15.5.9); a body that ended before its Content-Length, broke its
+// chunked framing or lost its connection is 400 malformed_request. None of these is
+// logged as a failure of the service (issue 17). Handlers that read the body
+// themselves (dataset upload, forms) call it on every read error.
+func requestBodyError(err error) *apiError {
+	if err == nil {
+		return nil
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apierror.New(http.StatusRequestEntityTooLarge, apierror.CodePayloadTooLarge,
+			"the request body exceeds the limit of %d bytes", mbe.Limit).With("limit_bytes", mbe.Limit)
+	}
+	var bre *bodyReadError
+	fromBody := errors.As(err, &bre)
+	var ne net.Error
+	switch {
+	case fromBody && (errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()):
+		return bodyTimeoutError()
+	case fromBody || errors.Is(err, io.ErrUnexpectedEOF):
+		return apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest,
+			"the request body could not be read to its end: it was shorter than its Content-Length, its chunked "+
+				"encoding was malformed, or the connection closed; send the complete body").
+			With("reason", "incomplete_body")
+	}
+	return nil
+}
+
+// bodyTimeoutError is the answer to a body whose bytes stopped coming.
+func bodyTimeoutError() *apiError {
+	return apierror.New(http.StatusRequestTimeout, apierror.CodeRequestTimeout,
+		"the request body stopped arriving before it was complete; send the body without pauses").
+		WithHeader("Connection", "close")
 }
 
 // internalError hides cause from the client; it is logged with the request id.
@@ -183,11 +236,21 @@ func logInternal(ctx context.Context, e *apiError) {
 }
 
 // completeErrors is a huma transformer: it fills request_id and documentation_url of
-// every error body, and logs internal errors with the request id.
+// every error body, sets the error's own headers (huma sets them only for errors a
+// handler returns, not for those it raises itself, such as a body read timeout), and
+// logs internal errors with the request id.
 func (s *Server) completeErrors(ctx huma.Context, status string, v any) (any, error) {
 	ae, ok := v.(*apiError)
 	if !ok {
 		return v, nil
+	}
+	for k, vs := range ae.GetHeaders() {
+		if len(vs) > 0 {
+			ctx.SetHeader(k, vs[0])
+		}
+		for _, x := range vs[min(1, len(vs)):] {
+			ctx.AppendHeader(k, x)
+		}
 	}
 	if ae.GetStatus() >= 500 && ae.Unwrap() != nil {
 		logInternal(ctx.Context(), ae)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"regexp"
@@ -67,8 +68,14 @@ func defaultLimits() limitTable {
 // runSubmission matches the run submission endpoint, which has its own lower bucket.
 var runSubmission = regexp.MustCompile(`^/v1/projects/[^/]+/campaigns/[^/]+/runs$`)
 
+// countedKey marks a request's context with the bucket key it was counted under.
+type countedKey struct{}
+
 // rateLimit applies the caller's buckets and sets X-RateLimit-* on every response that
-// passes through it, errors included.
+// passes through it, errors included. A request made in-process on behalf of one
+// already counted under the same key (the REST call of an MCP tool, which carries the
+// MCP request's context) is not counted again; run submissions still take from their
+// own bucket.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := callerFrom(r.Context())
@@ -82,16 +89,17 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		if limit <= 0 {
 			limit = s.limits.requests[discov1.TenantTierFree]
 		}
-		res, ok := s.allow(w, r, key, limit)
-		if !ok {
-			return
+		if counted, _ := r.Context().Value(countedKey{}).(string); counted != key {
+			if _, ok := s.allow(w, r, key, limit); !ok {
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), countedKey{}, key))
 		}
 		if c.tenant != nil && r.Method == http.MethodPost && runSubmission.MatchString(r.URL.Path) {
-			if res, ok = s.allow(w, r, "r:"+c.tenant.ID, s.limits.runs[c.tenant.Tier]); !ok {
+			if _, ok := s.allow(w, r, "r:"+c.tenant.ID, s.limits.runs[c.tenant.Tier]); !ok {
 				return
 			}
 		}
-		_ = res
 		next.ServeHTTP(w, r)
 	})
 }

@@ -2,8 +2,10 @@ package apiserver
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path"
@@ -14,9 +16,10 @@ import (
 	"github.com/discolab/disco/internal/ids"
 )
 
-// middleware assembles the outer chain, outermost first: request id, panic recovery,
-// health probes, the aggregated-API path, authentication, rate limits, idempotency and
-// finally routing. Everything that can fail here answers with the error envelope.
+// middleware assembles the outer chain, outermost first: request body deadlines,
+// request id, panic recovery, health probes, the aggregated-API path, authentication,
+// rate limits, idempotency and finally routing. Everything that can fail here answers
+// with the error envelope.
 func (s *Server) middleware() http.Handler {
 	var h http.Handler = http.HandlerFunc(s.route)
 	h = s.idempotency(h)
@@ -25,7 +28,59 @@ func (s *Server) middleware() http.Handler {
 	h = s.aggregated(h)
 	h = s.health(h)
 	h = s.recoverer(h)
-	return s.requestIDs(h)
+	h = s.requestIDs(h)
+	return s.bodyDeadlines(h)
+}
+
+// maxGuardedBody bounds one request body of a guarded handler; MCP messages are small
+// JSON objects.
+const maxGuardedBody = maxJSONBody
+
+// Guard serves h behind the REST API's own front door (issue 17): body deadlines,
+// request ids, panic recovery, authentication and rate limits. Every request needs a
+// valid credential and is refused with the same 401 envelope as a REST operation; it
+// takes one request from the caller's bucket, or from the client address's when it
+// has no valid credential, and is refused 429 beyond it. The body, at most 1 MiB, is
+// read before h runs.
+// The MCP agent server at /v1/mcp is served this way (apiserver/mcp.Facade); its tools
+// call the REST handler in-process with the caller's credential and the guarded
+// request's context, and those inner requests are not counted a second time (see
+// rateLimit).
+func (s *Server) Guard(h http.Handler) http.Handler {
+	var g http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := callerFrom(r.Context()); c.principal == nil {
+			s.fail(w, r, c.refusal())
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			// Read here, so a body that is too large, cut short or stalled is answered
+			// with the envelope like a REST body, whatever h makes of read errors.
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxGuardedBody))
+			if err != nil {
+				e := requestBodyError(err)
+				if e == nil {
+					e = internalError(err)
+				}
+				s.fail(w, r, e)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	})
+	g = s.rateLimit(g)
+	g = s.authenticate(g)
+	g = s.recoverer(g)
+	g = s.requestIDs(g)
+	return s.bodyDeadlines(g)
+}
+
+// refusal is the answer to a request that needs a credential and has no valid one.
+func (c *caller) refusal() *apiError {
+	if c.failure != nil {
+		return c.failure
+	}
+	return apierror.Unauthenticated("missing", "this operation needs a credential: send Authorization: Bearer <API key or session token>")
 }
 
 // statusWriter remembers whether and what status was written, so the recoverer knows

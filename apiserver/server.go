@@ -63,6 +63,8 @@ type Options struct {
 	// RequestHeader trusts front-proxy identities on /apis/api.disco.dev/v1 when the
 	// facade is registered as an aggregated API; nil accepts only Bearer credentials there.
 	RequestHeader *RequestHeaderAuth
+	// Timeouts bound slow clients: headers, idle connections and request bodies.
+	Timeouts Timeouts
 }
 
 // DefaultMaxUploadBytes is the dataset upload limit when Options leaves it zero.

@@ -69,7 +69,11 @@ func (s *Server) registerWebhooks() {
 		OperationID: "createWebhook", Method: http.MethodPost, Path: "/webhooks",
 		Summary: "Register a webhook", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusCreated,
 		Description: "Deliveries are signed: X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<event id>.<t>.<body>\">, " +
-			"plus Standard Webhooks headers. URLs resolving to private, loopback, link-local or metadata addresses are refused.",
+			"plus Standard Webhooks headers. The URL must be https (plain http only where the deployment allows loopback " +
+			"receivers, as disco dev does), without user or password, with a valid host name or a public IP address and a " +
+			"port from 1 to 65535; a literal private, loopback, link-local or metadata address is refused (422). Host names " +
+			"are not resolved at registration: every delivery resolves the name and refuses to connect to such an " +
+			"address, and the delivery is recorded as failed with the reason.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, auth.WebhooksWrite, s.createWebhook)
 	register(s, huma.Operation{

@@ -21,6 +21,7 @@ const (
 	CodeRunNotCompleted     = "run_not_completed"
 	CodeRunFinished         = "run_already_finished"
 	CodeDatasetNotReady     = "dataset_not_ready"
+	CodeRequestTimeout      = "request_timeout"
 	CodePayloadTooLarge     = "payload_too_large"
 	CodeUnsupportedMedia    = "unsupported_media_type"
 	CodeFormatUnsupported   = "dataset_format_unsupported"
@@ -66,6 +67,7 @@ var Catalog = []Doc{
 	{CodeRunNotCompleted, 409, "Run not completed", "Results exist only once the run has completed; details.status gives its current status."},
 	{CodeRunFinished, 409, "Run already finished", "The run has already finished and cannot be cancelled."},
 	{CodeDatasetNotReady, 409, "Dataset not ready", "The dataset is still being profiled (or profiling failed). details.status gives its status; poll the dataset until status is ready."},
+	{CodeRequestTimeout, 408, "Request timeout", "The request body stopped arriving before it was complete (no bytes for 30 seconds, or the whole body took longer than its limit). The connection is closed; send the request again without pauses."},
 	{CodePayloadTooLarge, 413, "Payload too large", "The request body exceeds the limit; details.limit_bytes gives it."},
 	{CodeUnsupportedMedia, 415, "Unsupported media type", "The Content-Type is not accepted by this operation: JSON operations take application/json, dataset upload takes multipart/form-data."},
 	{CodeFormatUnsupported, 422, "Dataset format unsupported", "The declared dataset format is not supported, or the file does not look like it. Supported formats: parquet, csv."},

@@ -1,10 +1,12 @@
 // Package mcp is disco's tool-calling (agent) interface: a Model Context Protocol server
 // whose every tool issues the corresponding REST request to the facade and returns its JSON,
 // forwarding the caller's Bearer credential unchanged. Authentication, scopes, tenant
-// isolation, rate limits and governance are therefore exactly the REST API's.
+// isolation, rate limits and governance are therefore exactly the REST API's; over HTTP
+// every MCP request itself is also authenticated and counted like a REST request.
 //
-// It is served stateless over streamable HTTP at /v1/mcp (NewHTTPHandler, mounted next to
-// the facade with HandlerBackend) and over stdio by `disco mcp` (ServeStdio, HTTPBackend).
+// It is served stateless over streamable HTTP at /v1/mcp (Facade: NewHTTPHandler with
+// HandlerBackend behind the facade's Guard) and over stdio by `disco mcp` (ServeStdio,
+// HTTPBackend).
 package mcp
 
 import (

@@ -13,6 +13,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/internal/ids"
 )
@@ -146,11 +147,28 @@ func ErrorText(status int, e *apierror.Body) string {
 	return b.String()
 }
 
+// Path is where the facade serves the MCP server.
+const Path = "/v1/mcp"
+
+// Facade serves srv's REST API with the MCP server at Path, as `disco dev` and
+// `disco apiserver` do. The MCP server sits behind srv.Guard: every MCP request,
+// initialize and tools/list included, is authenticated and rate-limited as a REST
+// request is (issue 17), and each tool call then makes its REST request in-process
+// with the caller's credential. baseURL is the public base URL including /v1.
+func Facade(srv *apiserver.Server, baseURL string) http.Handler {
+	rest := srv.Handler()
+	mux := http.NewServeMux()
+	mux.Handle("/", rest)
+	mux.Handle(Path, srv.Guard(NewHTTPHandler(HandlerBackend(rest, baseURL))))
+	return mux
+}
+
 // NewHTTPHandler serves the tools over streamable HTTP, stateless, with JSON responses.
 // Every HTTP request must carry an Authorization header with a Bearer credential, which
 // the tools forward unchanged; a request without one is answered 401 with the contract's
-// error envelope and a WWW-Authenticate: Bearer challenge. Whether the credential is
-// valid, and what it may do, is decided by the REST operation each tool call makes.
+// error envelope and a WWW-Authenticate: Bearer challenge. It does not check the
+// credential itself: Facade puts it behind the facade's authentication and rate limits,
+// and what a credential may do is decided by the REST operation each tool call makes.
 func NewHTTPHandler(b Backend) http.Handler {
 	server := NewServer(b, AuthorizationFromContext)
 	h := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return server },

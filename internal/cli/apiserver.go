@@ -33,6 +33,7 @@ type apiserverOptions struct {
 	tlsKey        string
 	requestLimits string
 	runLimits     string
+	timeouts      apiserver.Timeouts
 	verbose       bool
 }
 
@@ -59,6 +60,11 @@ func newAPIServerCommand() *cobra.Command {
 	f.StringVar(&o.tlsKey, "tls-private-key-file", "", "key of --tls-cert-file")
 	f.StringVar(&o.requestLimits, "requests-per-minute", "", "override request limits by tier, e.g. free=60,team=600,enterprise=6000")
 	f.StringVar(&o.runLimits, "runs-per-minute", "", "override run-submission limits by tier, e.g. free=10,team=100,enterprise=1000")
+	f.DurationVar(&o.timeouts.ReadHeader, "read-header-timeout", apiserver.DefaultReadHeaderTimeout, "longest time to read a request's headers")
+	f.DurationVar(&o.timeouts.Idle, "idle-timeout", apiserver.DefaultIdleTimeout, "longest time a keep-alive connection waits for its next request")
+	f.DurationVar(&o.timeouts.BodyStall, "body-stall-timeout", apiserver.DefaultBodyStallTimeout, "longest wait for the next bytes of a request body")
+	f.DurationVar(&o.timeouts.Body, "body-timeout", apiserver.DefaultBodyTimeout, "longest time to read a whole request body other than a dataset upload")
+	f.DurationVar(&o.timeouts.Upload, "upload-timeout", apiserver.DefaultUploadTimeout, "longest time to read a whole dataset upload")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
 	return cmd
 }
@@ -92,7 +98,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	var synced atomic.Bool
 	srv, err := apiserver.New(apiserver.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Informers: mgr.GetCache(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
-		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL, Limits: limits,
+		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL, Limits: limits, Timeouts: o.timeouts,
 		Ready: func(*http.Request) error {
 			if !synced.Load() {
 				return errors.New("caches are not synced yet")
@@ -112,7 +118,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(ctx) }()
 
-	httpSrv := &http.Server{Addr: o.listen, Handler: facadeHandler(srv, o.baseURL), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := srv.HTTPServer(o.listen, facadeHandler(srv, o.baseURL))
 	serveDone := make(chan error, 1)
 	go func() {
 		if o.tlsCert != "" {
