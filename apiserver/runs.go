@@ -255,9 +255,9 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 					With("run_id", ids.FromName(r.Name)).With("status", string(ph))
 			}
 		}
-		// The same accounting as the campaign's status (governance.UsageOf), taken no lower
+		// The same accounting as the campaign's status (governance.CampaignUsage), taken no lower
 		// than what the status already reports.
-		usage := governance.UsageOf(mine)
+		usage := governance.CampaignUsage(camp, mine)
 		usage.ComputeUnitsUsed = max(usage.ComputeUnitsUsed, camp.Status.ComputeUnitsUsed)
 		usage.RunsTotal = max(usage.RunsTotal, camp.Status.RunsTotal)
 		if ok, constraint := governance.CanAdmit(camp, usage, estimate, s.now()); !ok {

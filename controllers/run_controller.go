@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -13,8 +14,13 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -164,6 +170,9 @@ func (r *RunReconciler) initialize(run *discov1.Run) {
 		run.Status.Pipeline.Stages = append(run.Status.Pipeline.Stages, discov1.StageStatus{Name: name, Status: "pending"})
 	}
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionAccepted, metav1.ConditionTrue, "Submitted", "run accepted")
+	for _, typ := range []string{discov1.RunConditionSucceeded, discov1.RunConditionFailed, discov1.ConditionReady} {
+		setCondition(&run.Status.Conditions, run, typ, metav1.ConditionFalse, "Queued", "the run has not finished")
+	}
 }
 
 func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason, message string) {
@@ -176,6 +185,17 @@ func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason,
 		run.Status.ComputeUnitsUsed = max(run.Status.ComputeUnitsUsed, computeUnits(now.Sub(run.Status.StartedAt.Time)))
 	}
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
+	succeeded, failed := metav1.ConditionFalse, metav1.ConditionTrue
+	if phase == discov1.RunCompleted {
+		succeeded, failed = metav1.ConditionTrue, metav1.ConditionFalse
+	}
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionSucceeded, succeeded, reason, message)
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionFailed, failed, reason, message)
+	ready := metav1.ConditionFalse
+	if phase == discov1.RunCompleted {
+		ready = metav1.ConditionTrue
+	}
+	setCondition(&run.Status.Conditions, run, discov1.ConditionReady, ready, reason, message)
 }
 
 // admit starts a queued run when its campaign's budget admits it and the tenant has a free
@@ -208,10 +228,19 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	if n := runningCount(runs.Items); n >= limit {
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
 			fmt.Sprintf("the tenant already runs %d runs, its %s-tier limit; this run starts when one finishes", n, tier))
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+		return ctrl.Result{RequeueAfter: time.Minute}, nil // a finishing run wakes the queue at once (SetupWithManager)
+	}
+	if ahead := r.queuedAhead(runs.Items, run); ahead > 0 {
+		// First in, first out per tenant: the oldest queued run takes the next slot.
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
+			fmt.Sprintf("%d earlier runs of the tenant are waiting for a slot first", ahead))
+		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	if r.Executor.Submit(run) {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Scheduled", "waiting for an executor worker")
+		// Admitted=True is set by the execution when the engine really starts.
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, "submitted; waiting for an executor worker to start it")
+	} else {
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, reasonNotSubmitted, "the executor did not take the run; it is tried again")
 	}
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 }
@@ -349,5 +378,70 @@ func titleCase(s string) string {
 
 func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Jobs are watched whatever the executor: a Job's end is what moves a cluster run on.
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Owns(&batchv1.Job{}).Named("run").Complete(r)
+	// A run that finishes frees a slot: the tenant's queued runs are reconciled at once.
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Owns(&batchv1.Job{}).
+		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(runFinished())).
+		Named("run").Complete(r)
+}
+
+// queuedOfTenant lists the queued runs in the namespace of a run that finished.
+func (r *RunReconciler) queuedOfTenant(ctx context.Context, o client.Object) []reconcile.Request {
+	runs := &discov1.RunList{}
+	if err := r.List(ctx, runs, client.InNamespace(o.GetNamespace())); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range runs.Items {
+		if runs.Items[i].Status.Phase == discov1.RunQueued {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&runs.Items[i])})
+		}
+	}
+	return out
+}
+
+// runFinished passes the updates in which a run reaches a final phase.
+func runFinished() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, cur := e.ObjectOld.(*discov1.Run), e.ObjectNew.(*discov1.Run)
+			return !old.Status.Phase.Finished() && cur.Status.Phase.Finished()
+		},
+	}
+}
+
+// reasonNotSubmitted: the executor refused the run (see the executor's own condition or
+// log); it does not hold the tenant's queue while it is tried again.
+const reasonNotSubmitted = "NotSubmitted"
+
+// queuedAhead counts the runs of the namespace that wait for a slot and were created before
+// run: they are admitted first. A run already handed to the executor, or one waiting for a
+// missing project or campaign, or one the executor did not take, does not hold the queue.
+func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
+	n := 0
+	for i := range runs {
+		o := &runs[i]
+		if o.Name == run.Name || o.Status.Phase != discov1.RunQueued || !o.DeletionTimestamp.IsZero() || !earlier(o, run) {
+			continue
+		}
+		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
+			(strings.HasSuffix(c.Reason, "NotFound") || c.Reason == reasonNotSubmitted) {
+			continue
+		}
+		if r.Executor.Active(client.ObjectKeyFromObject(o)) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// earlier orders runs by creation, then name.
+func earlier(a, b *discov1.Run) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
 }

@@ -110,6 +110,10 @@ type ClaimStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=clm,categories=disco
+// +kubebuilder:selectablefield:JSONPath=`.spec.tier`
+// +kubebuilder:selectablefield:JSONPath=`.spec.type`
+// +kubebuilder:selectablefield:JSONPath=`.spec.runID`
+// +kubebuilder:selectablefield:JSONPath=`.spec.campaignID`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
 // +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.spec.tier`
 // +kubebuilder:printcolumn:name="Score",type=number,JSONPath=`.spec.score`

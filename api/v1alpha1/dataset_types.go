@@ -71,7 +71,7 @@ type DatasetStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=ds,categories=disco
+// +kubebuilder:resource:shortName=dset,categories=disco
 // +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
 // +kubebuilder:printcolumn:name="Format",type=string,JSONPath=`.spec.format`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`

@@ -26,6 +26,11 @@ const (
 	RunConditionAccepted = "Accepted"
 	RunConditionAdmitted = "Admitted"
 	RunConditionFinished = "Finished"
+	// RunConditionSucceeded and RunConditionFailed tell success from failure to tools:
+	// `kubectl wait --for=condition=Succeeded` and Argo CD or Flux health checks. Both are
+	// False while the run is queued or running; a finished run has exactly one True.
+	RunConditionSucceeded = "Succeeded"
+	RunConditionFailed    = "Failed"
 
 	ReasonWaitingForCapacity = "WaitingForCapacity"
 	// ReasonBudgetExhausted: the run was refused because its campaign's budget, expiry or
@@ -204,7 +209,11 @@ type RunStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=dr,categories=disco
+// +kubebuilder:resource:shortName=drun,categories=disco
+// +kubebuilder:selectablefield:JSONPath=`.status.phase`
+// +kubebuilder:selectablefield:JSONPath=`.spec.mode`
+// +kubebuilder:selectablefield:JSONPath=`.spec.campaignID`
+// +kubebuilder:selectablefield:JSONPath=`.spec.datasetID`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
 // +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.spec.datasetID`
