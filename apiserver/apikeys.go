@@ -100,7 +100,9 @@ func (s *Server) registerAPIKeys() {
 	}, auth.APIKeysWrite, s.rollAPIKey)
 	register(s, huma.Operation{
 		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/api-keys/{key_id}",
-		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent, Description: manageRule,
+		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent,
+		Description: "The key stops working at once on the replica of the facade that answers this request, and within " +
+			"5 seconds on the others: each replica keeps a verified key for up to 5 seconds. " + manageRule,
 		Errors: []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.revokeAPIKey)
 }
