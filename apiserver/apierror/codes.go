@@ -74,7 +74,7 @@ var Catalog = []Doc{
 	{CodeDatasetUnreadable, 422, "Dataset unreadable", "The uploaded file could not be read in its declared format; details.reason explains why."},
 	{CodeConstraintInvalid, 422, "Constraint invalid", "A run constraint could not be parsed or does not fit the dataset; details.field and details.reason explain."},
 	{CodeParameterInvalid, 422, "Parameter invalid", "A run parameter does not fit the mode or the dataset; details.field names it."},
-	{CodeWebhookURL, 422, "Webhook URL not allowed", "Webhook URLs must be absolute http(s) URLs that resolve to public addresses; private, loopback, link-local and metadata addresses are refused."},
+	{CodeWebhookURL, 422, "Webhook URL not allowed", "Webhook URLs must be https (http only where the deployment allows loopback receivers), without user or password, with a valid host name or a public IP address; a literal private, loopback, link-local or metadata address is refused. Host names are resolved at each delivery, and a delivery to such an address fails with the reason."},
 	{CodeRateLimited, 429, "Rate limited", "Too many requests in the current window. Wait for Retry-After seconds; X-RateLimit-Reset gives the Unix time the window resets."},
 	{CodeInternal, 500, "Internal error", "The service failed unexpectedly. The request id identifies the failure in the service logs."},
 	{CodeNotImplemented, 501, "Not implemented", "This part of the service is not available in this deployment yet."},
