@@ -10,6 +10,9 @@ KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.5
 KUBEBUILDER_ASSETS ?= $(LOCALBIN)/k8s
 IMG ?= disco:dev
+PAUSE_IMG ?= disco.local/pause:dev
+IMAGE_DIR ?= $(LOCALBIN)/image
+CONTAINERD_ADDRESS ?= /run/containerd/containerd.sock
 PYTHON ?= python3
 export KUBEBUILDER_ASSETS
 
@@ -89,6 +92,21 @@ $(CONTROLLER_GEN):
 .PHONY: docker-build
 docker-build: ## Build the image (needs a Docker engine).
 	docker build -t $(IMG) .
+
+.PHONY: image
+image: ## Build the disco image and the pod sandbox (pause) image as OCI archives in bin/image, without Docker.
+	@mkdir -p $(IMAGE_DIR)
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(IMAGE_DIR)/disco .
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(IMAGE_DIR)/pause ./hack/image/pause
+	go run ./hack/image -kind disco -binary $(IMAGE_DIR)/disco -name $(IMG) -out $(IMAGE_DIR)/disco.oci.tar
+	go run ./hack/image -kind pause -binary $(IMAGE_DIR)/pause -name $(PAUSE_IMG) -out $(IMAGE_DIR)/pause.oci.tar
+
+.PHONY: image-load
+image-load: image ## Import both images into containerd's k8s.io namespace (containerd must be running).
+	@ctr --address $(CONTAINERD_ADDRESS) version >/dev/null 2>&1 || { \
+		echo "containerd is not answering at $(CONTAINERD_ADDRESS): start it (containerd &) or set CONTAINERD_ADDRESS"; exit 1; }
+	ctr --address $(CONTAINERD_ADDRESS) -n k8s.io images import $(IMAGE_DIR)/disco.oci.tar
+	ctr --address $(CONTAINERD_ADDRESS) -n k8s.io images import $(IMAGE_DIR)/pause.oci.tar
 
 .PHONY: deploy
 deploy: manifests ## Install CRDs, RBAC and the manager into the current cluster.
