@@ -3,12 +3,16 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,9 +25,11 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/internal/scratch"
 )
 
 // Supported dataset formats.
@@ -76,7 +82,7 @@ func datasetOf(d *discov1.Dataset) Dataset {
 		CreatedAt:    utc(d.CreationTimestamp),
 		CreatedBy:    d.Spec.CreatedBy,
 		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
-		Message:      d.Status.Message,
+		Message:      scratch.Redact(d.Status.Message),
 	}
 }
 
@@ -167,7 +173,11 @@ type datasetOutput struct {
 func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOutput, error) {
 	p, t := who(ctx)
 	w, r := rawRequest(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
+	proj, err := s.project(ctx, in.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := archivedProject(proj, "uploads"); err != nil {
 		return nil, err
 	}
 	if s.opts.Blob == nil {
@@ -184,9 +194,10 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 	mr := multipart.NewReader(r.Body, params["boundary"])
 
 	id := ids.New(ids.Dataset)
-	key := "datasets/" + in.ProjectID + "/" + id + "/data"
+	key := blob.DatasetKey(t.ID, t.Namespace, in.ProjectID, id)
 	var (
 		meta            *datasetMetadata
+		spool           *os.File
 		stored          bool
 		size            int64
 		sum             string
@@ -197,6 +208,9 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 	)
 	// Nothing half-stored: unless the dataset object is created, the file goes.
 	defer func() {
+		if spool != nil {
+			scratch.Remove(spool)
+		}
 		if stored && !succeeded {
 			_ = s.opts.Blob.Delete(context.WithoutCancel(ctx), key)
 		}
@@ -205,17 +219,25 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		return apierror.New(http.StatusRequestEntityTooLarge, apierror.CodePayloadTooLarge,
 			"the dataset exceeds the upload limit of %d bytes", limit).With("limit_bytes", limit)
 	}
+	// bodyError answers a failed read of the request body: the client's doing, never a
+	// server fault (issue 17 item 9).
+	bodyError := func(what string, err error) error {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge()
+		}
+		if be := requestBodyError(err); be != nil {
+			return be
+		}
+		return apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "%s could not be read: %v", what, err)
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, tooLarge()
-			}
-			return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the multipart body could not be read: %v", err)
+			return nil, bodyError("the multipart body", err)
 		}
 		switch part.FormName() {
 		case "metadata":
@@ -230,37 +252,44 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			}
 			meta = m
 			// Refuse an unsupported format before taking the file.
-			if !stored && !supportedFormat(meta.Format) {
+			if spool == nil && !supportedFormat(meta.Format) {
 				return nil, formatUnsupported(meta.Format)
 			}
 		case "file":
-			if stored {
+			if spool != nil {
 				return nil, apierror.Invalid("body.file", "given twice")
 			}
 			fileName = part.FileName()
 			sniff = &sniffer{}
-			size, sum, err = s.opts.Blob.PutStream(ctx, key, io.TeeReader(part, sniff), limit)
-			if err != nil {
-				var mbe *http.MaxBytesError
-				if errors.Is(err, blob.ErrTooLarge) || errors.As(err, &mbe) {
-					return nil, tooLarge()
-				}
-				if errors.Is(err, multipart.ErrMessageTooLarge) || strings.Contains(err.Error(), "multipart") {
-					return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the file part could not be read: %v", err)
-				}
+			// The file is spooled to a private scratch file (0600, swept at start) and
+			// checked there before it is stored (issue 17).
+			if spool, err = scratch.Create(s.opts.ScratchDir, uploadPrefix); err != nil {
 				return nil, internalError(err)
 			}
-			stored = true
+			src := &readRecorder{r: io.LimitReader(part, limit+1)}
+			h := sha256.New()
+			size, err = io.Copy(io.MultiWriter(spool, h, sniff), src)
+			switch {
+			case src.err != nil:
+				return nil, bodyError("the file part", src.err)
+			case err != nil:
+				return nil, internalError(err)
+			case size > limit:
+				return nil, tooLarge()
+			}
+			sum = hex.EncodeToString(h.Sum(nil))
 		default:
 			// Unknown parts are ignored, as unknown JSON fields are.
-			_, _ = io.Copy(io.Discard, part)
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return nil, bodyError("the multipart body", err)
+			}
 		}
 	}
 	if metaParseFailed != nil {
 		return nil, metaParseFailed
 	}
 	var missing []apierror.Field
-	if !stored {
+	if spool == nil {
 		missing = append(missing, apierror.Field{Field: "body.file", Message: "required part is missing"})
 	}
 	if meta == nil {
@@ -275,6 +304,18 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 	if reason := sniff.check(meta.Format, size); reason != "" {
 		return nil, apierror.New(http.StatusUnprocessableEntity, apierror.CodeDatasetUnreadable,
 			"the file is not readable as %s: %s", meta.Format, reason).With("reason", reason).With("format", meta.Format)
+	}
+	// A dataset's status lists its columns and the CRD allows 4096 of them: a wider file
+	// could never be profiled (issue 17 item 7). Only the header line or the Parquet
+	// footer is read; a file whose header cannot be read is left to profiling to report.
+	if n, err := data.Width(spool, size, meta.Format); err == nil && n > data.MaxColumns {
+		return nil, apierror.New(http.StatusUnprocessableEntity, apierror.CodeDatasetTooWide,
+			"the file has %d columns, more than the limit of %d; split it into files of at most %d columns", n, data.MaxColumns, data.MaxColumns).
+			With("columns", n).With("limit", data.MaxColumns)
+	}
+	stored = true // from here on a failure deletes whatever reached the store
+	if _, _, err := s.opts.Blob.PutStream(ctx, key, io.NewSectionReader(spool, 0, size), limit); err != nil {
+		return nil, internalError(err)
 	}
 
 	ds := &discov1.Dataset{
@@ -304,6 +345,42 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 	succeeded = true
 	s.awaitCache(ctx, ds, "")
 	return &datasetOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: datasetOf(ds)}, nil
+}
+
+// uploadPrefix names the scratch files uploads are spooled to.
+const uploadPrefix = "upload-"
+
+// prepareUploads makes the upload scratch directory private (see scratch.Dir) and deletes
+// the upload files a killed process left in it (issue 17).
+func prepareUploads(opts *Options) error {
+	dir, err := scratch.Dir(opts.ScratchDir)
+	if err != nil {
+		return fmt.Errorf("apiserver: %w", err)
+	}
+	opts.ScratchDir = dir
+	n, err := scratch.Sweep(dir, uploadPrefix)
+	if err != nil {
+		return fmt.Errorf("apiserver: sweep %s: %w", dir, err)
+	}
+	if n > 0 {
+		opts.Logger.Info("deleted upload files left by an earlier process", "count", n, "dir", dir)
+	}
+	return nil
+}
+
+// readRecorder remembers the error its reader returned, so a failed copy can be told
+// apart: the client's body, or the server's disk.
+type readRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (rr *readRecorder) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	if err != nil && err != io.EOF {
+		rr.err = err
+	}
+	return n, err
 }
 
 func supportedFormat(f string) bool {
@@ -494,12 +571,19 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 		e := apierror.New(http.StatusConflict, apierror.CodeDatasetNotReady, "the dataset is %s; its profile is not available", datasetPhase(d)).
 			With("dataset_id", in.DatasetID).With("status", string(datasetPhase(d)))
 		if d.Status.Message != "" {
-			e.With("reason", d.Status.Message)
+			e.With("reason", scratch.Redact(d.Status.Message))
 		}
 		return nil, e
 	}
 	if s.opts.Blob == nil {
 		return nil, apierror.NotImplemented("dataset storage")
+	}
+	// The status names the key; only the tenant's own keys are read (issue 14 item 3).
+	_, t := who(ctx)
+	if !ownsProfileKey(d, t.ID, t.Namespace) {
+		s.log.Info("warning: refused a dataset profile key outside the tenant's prefix", "dataset", d.Namespace+"/"+d.Name,
+			"key", d.Status.ProfileKey, "request_id", requestID(ctx))
+		return nil, apierror.NotFound("dataset profile", in.DatasetID)
 	}
 	rc, err := s.opts.Blob.Get(ctx, d.Status.ProfileKey)
 	if err != nil {
@@ -519,4 +603,16 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 		prof.ProfiledAt = utcPtr(d.Status.ProfiledAt)
 	}
 	return &struct{ Body DatasetProfile }{Body: prof}, nil
+}
+
+// ownsProfileKey reports whether the dataset's status.profileKey is one of its tenant's
+// keys, or the key of the earlier layout (datasets/<name>/profile.json) for a dataset
+// whose name is a random dataset id, which no dataset of another tenant can share.
+func ownsProfileKey(d *discov1.Dataset, tenantID, namespace string) bool {
+	key := d.Status.ProfileKey
+	if blob.UnderDatasetPrefix(tenantID, namespace, key) {
+		return true
+	}
+	id := ids.FromName(d.Name)
+	return ids.Valid(ids.Dataset, id) && ids.ToName(id) == d.Name && key == blob.LegacyDatasetProfileKey(d.Name)
 }

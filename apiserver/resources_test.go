@@ -186,7 +186,7 @@ func markReady(t *testing.T, datasetID string, variables ...string) {
 	if err := env.direct.Get(ctx, client.ObjectKey{Namespace: nsA(), Name: ids.ToName(datasetID)}, &ds); err != nil {
 		t.Fatal(err)
 	}
-	key := "profiles/" + datasetID + ".json"
+	key := tenantProfileKey(env.tenantA, &ds)
 	mean := 1.5
 	prof, _ := json.Marshal(map[string]any{"row_count": 100, "column_count": len(variables),
 		"columns": []map[string]any{{"name": variables[0], "dtype": "float64", "mean": mean, "std": 0.5, "null_count": 0}},

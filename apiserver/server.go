@@ -46,6 +46,9 @@ type Options struct {
 	BaseURL string
 	// MaxUploadBytes bounds a dataset upload; default 512 MiB.
 	MaxUploadBytes int64
+	// ScratchDir holds uploads while they are checked; "" means a private directory under
+	// the OS temp dir. New deletes the upload files a killed process left there.
+	ScratchDir string
 	// RedisURL shares rate limits between replicas; "" keeps them in memory.
 	RedisURL string
 	// AllowLoopbackWebhooks lets webhooks target loopback addresses (disco dev).
@@ -119,6 +122,9 @@ func New(opts Options) (*Server, error) {
 		opts.BaseURL = "/v1"
 	}
 	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
+	if err := prepareUploads(&opts); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		opts:     opts,
 		log:      opts.Logger.WithName("apiserver"),

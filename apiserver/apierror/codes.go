@@ -26,6 +26,7 @@ const (
 	CodeUnsupportedMedia    = "unsupported_media_type"
 	CodeFormatUnsupported   = "dataset_format_unsupported"
 	CodeDatasetUnreadable   = "dataset_unreadable"
+	CodeDatasetTooWide      = "dataset_too_wide"
 	CodeConstraintInvalid   = "constraint_invalid"
 	CodeParameterInvalid    = "parameter_invalid"
 	CodeWebhookURL          = "webhook_url_not_allowed"
@@ -72,6 +73,7 @@ var Catalog = []Doc{
 	{CodeUnsupportedMedia, 415, "Unsupported media type", "The Content-Type is not accepted by this operation: JSON operations take application/json, dataset upload takes multipart/form-data."},
 	{CodeFormatUnsupported, 422, "Dataset format unsupported", "The declared dataset format is not supported, or the file does not look like it. Supported formats: parquet, csv."},
 	{CodeDatasetUnreadable, 422, "Dataset unreadable", "The uploaded file could not be read in its declared format; details.reason explains why."},
+	{CodeDatasetTooWide, 422, "Dataset too wide", "The file has more columns than a dataset may have; details.columns gives its count and details.limit the limit (4096). Split it into narrower files."},
 	{CodeConstraintInvalid, 422, "Constraint invalid", "A run constraint could not be parsed or does not fit the dataset; details.field and details.reason explain."},
 	{CodeParameterInvalid, 422, "Parameter invalid", "A run parameter does not fit the mode or the dataset; details.field names it."},
 	{CodeWebhookURL, 422, "Webhook URL not allowed", "Webhook URLs must be https (http only where the deployment allows loopback receivers), without user or password, with a valid host name or a public IP address; a literal private, loopback, link-local or metadata address is refused. Host names are resolved at each delivery, and a delivery to such an address fails with the reason."},

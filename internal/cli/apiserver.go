@@ -99,6 +99,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	srv, err := apiserver.New(apiserver.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Informers: mgr.GetCache(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
 		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL, Limits: limits, Timeouts: o.timeouts,
+		ScratchDir: os.Getenv("DISCO_SCRATCH_DIR"),
 		Ready: func(*http.Request) error {
 			if !synced.Load() {
 				return errors.New("caches are not synced yet")
