@@ -117,7 +117,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 		}
 	}()
 
-	b, err := openBackends(ctx, "sqlite://"+filepath.Join(dir, "disco.db"), "file://"+filepath.Join(dir, "blobs"), filepath.Join(dir, "ledger.key"))
+	b, err := openBackends(ctx, "sqlite://"+filepath.Join(dir, "disco.db"), "file://"+filepath.Join(dir, "blobs")+"?no_tmp_dir=true", filepath.Join(dir, "ledger.key"))
 	if err != nil {
 		return err
 	}
@@ -171,6 +171,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 		Store:                 b.store,
 		Ledger:                b.ledger,
 		Blob:                  b.blob,
+		ScratchDir:            scratch,
 		Logger:                ctrl.Log.WithName("apiserver"),
 		BaseURL:               baseURL,
 		AllowLoopbackWebhooks: true,
