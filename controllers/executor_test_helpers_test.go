@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"sync"
+	"time"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
@@ -41,6 +42,13 @@ func (g *gatedExecutor) Failure(ctx context.Context, run *discov1.Run) (string, 
 		return x.Failure(ctx, run)
 	}
 	return "", false
+}
+
+func (g *gatedExecutor) ExecutionSpan(ctx context.Context, run *discov1.Run) (time.Time, *time.Time, bool) {
+	if x, ok := g.route(run).(*JobExecutor); ok {
+		return x.ExecutionSpan(ctx, run)
+	}
+	return time.Time{}, nil, false
 }
 
 type publishedEvent struct {

@@ -120,7 +120,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		if r.Executor != nil {
 			r.Executor.Cancel(key)
 		}
-		r.finish(run, discov1.RunCancelled, "Cancelled", "cancelled on request")
+		r.finish(ctx, run, discov1.RunCancelled, "Cancelled", "cancelled on request")
 		return ctrl.Result{}, nil
 	}
 	if resultsReady(run) {
@@ -133,7 +133,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 
 	if fr, ok := r.Executor.(FailureReporter); ok {
 		if msg, failed := fr.Failure(ctx, run); failed {
-			r.finish(run, discov1.RunFailed, "ExecutorFailed", msg)
+			r.finish(ctx, run, discov1.RunFailed, "ExecutorFailed", msg)
 			return ctrl.Result{}, nil
 		}
 	}
@@ -144,7 +144,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 			deadline := run.Status.StartedAt.Add(r.timeLimit() + deadlineGrace)
 			if now := r.now(); now.After(deadline) {
 				r.Executor.Cancel(key)
-				r.finish(run, discov1.RunFailed, "DeadlineExceeded",
+				r.finish(ctx, run, discov1.RunFailed, "DeadlineExceeded",
 					fmt.Sprintf("the run did not finish within its time limit of %s plus %s grace; it was stopped", r.timeLimit(), deadlineGrace))
 				return ctrl.Result{}, nil
 			}
@@ -175,15 +175,17 @@ func (r *RunReconciler) initialize(run *discov1.Run) {
 	}
 }
 
-func (r *RunReconciler) finish(run *discov1.Run, phase discov1.RunPhase, reason, message string) {
+func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase discov1.RunPhase, reason, message string) {
 	now := r.now()
 	run.Status.Phase = phase
 	run.Status.Message = message
 	run.Status.CompletedAt = &now
 	if run.Status.StartedAt != nil {
 		run.Status.DurationMS = now.Sub(run.Status.StartedAt.Time).Milliseconds()
-		run.Status.ComputeUnitsUsed = max(run.Status.ComputeUnitsUsed, computeUnits(now.Sub(run.Status.StartedAt.Time)))
 	}
+	// The controller charges, from the executor's own record when it has one; whatever the
+	// engine wrote into computeUnitsUsed is not trusted (issue 17, item 2).
+	run.Status.ComputeUnitsUsed = ChargedUnits(ctx, r.Executor, run, now.Time)
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
 	succeeded, failed := metav1.ConditionFalse, metav1.ConditionTrue
 	if phase == discov1.RunCompleted {
@@ -213,7 +215,7 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	if constraint != "" {
 		msg := fmt.Sprintf("budget_exhausted (%s): %s", constraint, message)
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonBudgetExhausted, msg)
-		r.finish(run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
+		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
 		return ctrl.Result{}, nil
 	}
 	tier := discov1.TenantTierFree
@@ -320,7 +322,7 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 	if res.Summary.TimedOut {
 		msg += "; the time limit expired and the best result found by then was kept"
 	}
-	r.finish(run, discov1.RunCompleted, "Completed", msg)
+	r.finish(ctx, run, discov1.RunCompleted, "Completed", msg)
 	return nil
 }
 
