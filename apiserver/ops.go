@@ -35,8 +35,9 @@ func register[I, O any](s *Server, op huma.Operation, scope string, h func(conte
 	}
 	errs := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError}
 	if op.Method == http.MethodPost || op.Method == http.MethodPatch {
-		// Idempotency conflicts, body limits and content types apply to every write.
-		errs = append(errs, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		// Idempotency conflicts, body limits and timeouts, and content types apply to
+		// every write.
+		errs = append(errs, http.StatusRequestTimeout, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if scope == "" {
 		op.Metadata[metaPublic] = true
