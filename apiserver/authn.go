@@ -171,11 +171,7 @@ func (s *Server) authorize(ctx huma.Context, next func(huma.Context)) {
 	}
 	c := callerFrom(ctx.Context())
 	if c.principal == nil {
-		if c.failure != nil {
-			s.writeErr(ctx, c.failure)
-		} else {
-			s.writeErr(ctx, apierror.Unauthenticated("missing", "this operation needs a credential: send Authorization: Bearer <API key or session token>"))
-		}
+		s.writeErr(ctx, c.refusal())
 		return
 	}
 	if scope, _ := op.Metadata[metaScope].(string); scope != "" && !c.principal.Has(scope) {

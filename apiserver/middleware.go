@@ -41,8 +41,8 @@ const maxGuardedBody = maxJSONBody
 // valid credential and is refused with the same 401 envelope as a REST operation; it
 // takes one request from the caller's bucket, or from the client address's when it
 // has no valid credential, and is refused 429 beyond it. The body, at most 1 MiB, is
-// read before h runs.
-// The MCP agent server at /v1/mcp is served this way (apiserver/mcp.Facade); its tools
+// read before h runs. The MCP agent server at /v1/mcp is served this way
+// (apiserver/mcp.Facade); its tools
 // call the REST handler in-process with the caller's credential and the guarded
 // request's context, and those inner requests are not counted a second time (see
 // rateLimit).
@@ -75,7 +75,8 @@ func (s *Server) Guard(h http.Handler) http.Handler {
 	return s.bodyDeadlines(g)
 }
 
-// refusal is the answer to a request that needs a credential and has no valid one.
+// refusal is the answer to a request that needs a credential and has no valid one, for
+// REST operations (authorize) and guarded handlers alike.
 func (c *caller) refusal() *apiError {
 	if c.failure != nil {
 		return c.failure
