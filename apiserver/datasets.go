@@ -580,7 +580,7 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 	}
 	// The status names the key; only the tenant's own keys are read (issue 14 item 3).
 	_, t := who(ctx)
-	if !ownsProfileKey(d, t.ID, t.Namespace) {
+	if !blob.DatasetOwnsProfileKey(t.ID, t.Namespace, d.Name, d.Status.ProfileKey) {
 		s.log.Info("warning: refused a dataset profile key outside the tenant's prefix", "dataset", d.Namespace+"/"+d.Name,
 			"key", d.Status.ProfileKey, "request_id", requestID(ctx))
 		return nil, apierror.NotFound("dataset profile", in.DatasetID)
@@ -603,16 +603,4 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 		prof.ProfiledAt = utcPtr(d.Status.ProfiledAt)
 	}
 	return &struct{ Body DatasetProfile }{Body: prof}, nil
-}
-
-// ownsProfileKey reports whether the dataset's status.profileKey is one of its tenant's
-// keys, or the key of the earlier layout (datasets/<name>/profile.json) for a dataset
-// whose name is a random dataset id, which no dataset of another tenant can share.
-func ownsProfileKey(d *discov1.Dataset, tenantID, namespace string) bool {
-	key := d.Status.ProfileKey
-	if blob.UnderDatasetPrefix(tenantID, namespace, key) {
-		return true
-	}
-	id := ids.FromName(d.Name)
-	return ids.Valid(ids.Dataset, id) && ids.ToName(id) == d.Name && key == blob.LegacyDatasetProfileKey(d.Name)
 }

@@ -153,7 +153,12 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, nil
 	}
 	if ds.Status.Phase == discov1.DatasetReady {
-		return ctrl.Result{}, nil
+		if blob.DatasetOwnsProfileKey(tenantID, ds.Namespace, ds.Name, ds.Status.ProfileKey) {
+			return ctrl.Result{}, nil
+		}
+		// A profile stored where another tenant's dataset could have written it (the
+		// earlier layout, for a human-chosen name) is made again under the tenant's prefix.
+		ds.Status.ProfileKey = ""
 	}
 	ds.Status.Phase = discov1.DatasetProfiling
 	if r.Profiler == nil {

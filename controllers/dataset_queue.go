@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
@@ -98,8 +99,17 @@ func (q *profileQueue) forget(key types.NamespacedName) {
 	}
 }
 
-// Start runs the workers until ctx ends (manager.Runnable).
+// Start runs the workers until ctx ends (manager.Runnable). A profiler with a scratch
+// directory prepares it first, deleting what a killed process left there.
 func (q *profileQueue) Start(ctx context.Context) error {
+	if p, ok := q.profiler.(interface {
+		scratchDir(context.Context) (string, error)
+	}); ok {
+		if _, err := p.scratchDir(ctx); err != nil {
+			// Every profile will fail with this error, in its dataset's condition.
+			log.FromContext(ctx).Error(err, "the profiling scratch directory is unusable")
+		}
+	}
 	var wg sync.WaitGroup
 	for range q.workers {
 		wg.Go(func() { q.work(ctx) })

@@ -253,4 +253,30 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 			g.Expect(slow.Status.Phase).To(Equal(discov1.DatasetReady))
 		}).Should(Succeed())
 	})
+
+	It("profiles again a ready dataset whose profile another tenant could have written", func() {
+		tenant, ns := newTenant()
+		p := newProject(tenant, ns)
+		ds := &discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "signals", Namespace: ns},
+			Spec: storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(20))}
+		Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+		own := blob.DatasetProfileKey(ids.FromName(tenant.Name), ns, ds.Name, string(ds.UID))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			g.Expect(ds.Status.Phase).To(Equal(discov1.DatasetReady))
+			g.Expect(ds.Status.ProfileKey).To(Equal(own))
+		}).Should(Succeed())
+		// As stored before keys named the tenant: datasets/<name>/profile.json, which a
+		// same-named dataset of any tenant wrote to.
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			ds.Status.ProfileKey = blob.LegacyDatasetProfileKey(ds.Name)
+			g.Expect(k8sClient.Status().Update(ctx, ds)).To(Succeed())
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			g.Expect(ds.Status.Phase).To(Equal(discov1.DatasetReady))
+			g.Expect(ds.Status.ProfileKey).To(Equal(own))
+		}).Should(Succeed())
+	})
 })

@@ -37,3 +37,23 @@ func TestDatasetKeysStayUnderTheirTenant(t *testing.T) {
 		t.Error("no key is under an empty prefix")
 	}
 }
+
+func TestDatasetOwnsProfileKey(t *testing.T) {
+	own := DatasetProfileKey("ten_a", "ns-a", "signals", "uid")
+	random := "ds-abcdefghijklmnopqrstuvwxyz"
+	for _, c := range []struct {
+		name, key string
+		want      bool
+	}{
+		{"signals", own, true},
+		{random, LegacyDatasetProfileKey(random), true},                           // the earlier layout, random name
+		{"signals", LegacyDatasetProfileKey("signals"), false},                    // the earlier layout, human name
+		{random, LegacyDatasetProfileKey("ds-bbbbbbbbbbbbbbbbbbbbbbbbbb"), false}, // another dataset's
+		{"signals", DatasetProfileKey("ten_b", "ns-b", "signals", "uid"), false},  // another tenant's
+		{random, "datasets/" + random + "/../ds-bbbbbbbbbbbbbbbbbbbbbbbbbb/profile.json", false},
+	} {
+		if got := DatasetOwnsProfileKey("ten_a", "ns-a", c.name, c.key); got != c.want {
+			t.Errorf("DatasetOwnsProfileKey(%s, %q) = %v, want %v", c.name, c.key, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/discolab/disco/internal/ids"
 )
 
 // maxKeyLen is S3's limit, so a key valid here is valid in every backend.
@@ -120,4 +122,17 @@ func LegacyDatasetKey(projectID, datasetID string) string {
 // (datasets/<dataset name>/profile.json). Nothing is written there any more.
 func LegacyDatasetProfileKey(datasetName string) string {
 	return "datasets/" + datasetName + "/profile.json"
+}
+
+// DatasetOwnsProfileKey reports whether key may hold the profile of the Dataset named name
+// in the tenant namespace: a key under the tenant's prefix, or the earlier layout's key of
+// a dataset whose name is a random dataset id, which no dataset of another tenant can share.
+// Earlier keys of human-chosen names could have been written by another tenant's dataset
+// of the same name (issue 14 item 3), so they are not trusted.
+func DatasetOwnsProfileKey(tenantID, namespace, name, key string) bool {
+	if UnderDatasetPrefix(tenantID, namespace, key) {
+		return true
+	}
+	id := ids.FromName(name)
+	return ids.Valid(ids.Dataset, id) && ids.ToName(id) == name && key == LegacyDatasetProfileKey(name)
 }
