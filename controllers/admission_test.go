@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -242,6 +243,8 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 		}
 		Expect(refused.Status.Message).To(ContainSubstring("budget_exhausted (max_runs)"))
 		Expect(refused.Status.ComputeUnitsUsed).To(BeZero())
+		Expect(meta.IsStatusConditionTrue(refused.Status.Conditions, discov1.RunConditionFailed)).To(BeTrue())
+		Expect(meta.IsStatusConditionFalse(refused.Status.Conditions, discov1.RunConditionSucceeded)).To(BeTrue())
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
 			g.Expect(c.Status.RunsTotal).To(Equal(int32(1)))

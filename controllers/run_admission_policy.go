@@ -18,13 +18,14 @@ func ConcurrentRunLimit(tier discov1.TenantTier) int {
 	}
 }
 
-// runningCount counts the runs that hold an execution slot: running ones.
-func runningCount(runs []discov1.Run) int {
-	n := 0
-	for i := range runs {
-		if runs[i].Status.Phase == discov1.RunRunning {
-			n++
-		}
+// TenantRunLimit is the tenant's limit of runs executing at once: its own override, or its
+// tier's.
+func TenantRunLimit(t *discov1.Tenant) int {
+	if t == nil {
+		return ConcurrentRunLimit(discov1.TenantTierFree)
 	}
-	return n
+	if t.Spec.ConcurrentRuns != nil {
+		return int(*t.Spec.ConcurrentRuns)
+	}
+	return ConcurrentRunLimit(t.Spec.Tier)
 }

@@ -218,18 +218,19 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
 		return ctrl.Result{}, nil
 	}
+	tenant := tenantOfNamespace(ctx, r.Client, run.Namespace)
 	tier := discov1.TenantTierFree
-	if tenant := tenantOfNamespace(ctx, r.Client, run.Namespace); tenant != nil {
+	if tenant != nil {
 		tier = tenant.Spec.Tier
 	}
 	runs := &discov1.RunList{}
 	if err := r.List(ctx, runs, client.InNamespace(run.Namespace)); err != nil {
 		return ctrl.Result{}, err
 	}
-	limit := ConcurrentRunLimit(tier)
-	if n := runningCount(runs.Items); n >= limit {
+	limit := TenantRunLimit(tenant)
+	if n := r.slotsTaken(runs.Items, run); n >= limit {
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
-			fmt.Sprintf("the tenant already runs %d runs, its %s-tier limit; this run starts when one finishes", n, tier))
+			fmt.Sprintf("the tenant already runs %d runs, its limit (%s tier: %d); this run starts when one finishes", n, tier, limit))
 		return ctrl.Result{RequeueAfter: time.Minute}, nil // a finishing run wakes the queue at once (SetupWithManager)
 	}
 	if ahead := r.queuedAhead(runs.Items, run); ahead > 0 {
@@ -412,6 +413,23 @@ func runFinished() predicate.Predicate {
 			return !old.Status.Phase.Finished() && cur.Status.Phase.Finished()
 		},
 	}
+}
+
+// slotsTaken counts the tenant's runs that hold an execution slot: running ones, and queued
+// ones already handed to the executor (they start without another admission).
+func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
+	n := 0
+	for i := range runs {
+		o := &runs[i]
+		switch {
+		case o.Name == run.Name:
+		case o.Status.Phase == discov1.RunRunning:
+			n++
+		case o.Status.Phase == discov1.RunQueued && r.Executor.Active(client.ObjectKeyFromObject(o)):
+			n++
+		}
+	}
+	return n
 }
 
 // reasonNotSubmitted: the executor refused the run (see the executor's own condition or

@@ -27,6 +27,14 @@ type TenantSpec struct {
 	// +optional
 	Tier TenantTier `json:"tier,omitempty"`
 
+	// ConcurrentRuns overrides the tier's limit of runs executing at once (free 10, team 50,
+	// enterprise 500); runs above it wait in queued with the WaitingForCapacity reason.
+	// Set by cluster admins.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	// +optional
+	ConcurrentRuns *int32 `json:"concurrentRuns,omitempty"`
+
 	// Namespace holds the tenant's projects and everything under them. Defaults to
 	// "disco-<tenant object name>". Immutable once set.
 	// +kubebuilder:validation:MaxLength=63
