@@ -13,6 +13,7 @@ IMG ?= disco:dev
 PAUSE_IMG ?= disco.local/pause:dev
 IMAGE_DIR ?= $(LOCALBIN)/image
 CONTAINERD_ADDRESS ?= /run/containerd/containerd.sock
+CLUSTER_DIR ?= $(CURDIR)/.cluster
 PYTHON ?= python3
 export KUBEBUILDER_ASSETS
 
@@ -107,6 +108,14 @@ image-load: image ## Import both images into containerd's k8s.io namespace (cont
 		echo "containerd is not answering at $(CONTAINERD_ADDRESS): start it (containerd &) or set CONTAINERD_ADDRESS"; exit 1; }
 	ctr --address $(CONTAINERD_ADDRESS) -n k8s.io images import $(IMAGE_DIR)/disco.oci.tar
 	ctr --address $(CONTAINERD_ADDRESS) -n k8s.io images import $(IMAGE_DIR)/pause.oci.tar
+
+.PHONY: cluster-up
+cluster-up: envtest node image ## Start a single-node cluster (containerd, kubelet, control plane) under $(CLUSTER_DIR); needs root.
+	CLUSTER_DIR=$(CLUSTER_DIR) IMAGE_DIR=$(IMAGE_DIR) PAUSE_IMG=$(PAUSE_IMG) hack/cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the cluster: no processes, mounts or interfaces are left; its state stays in $(CLUSTER_DIR).
+	CLUSTER_DIR=$(CLUSTER_DIR) hack/cluster.sh down
 
 .PHONY: deploy
 deploy: manifests ## Install CRDs, RBAC and the manager into the current cluster.
