@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/admission"
 	"github.com/discolab/disco/admission/local"
+	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
