@@ -254,35 +254,35 @@ func uploadStream(t *testing.T, a *api, projectID, name string, r io.Reader) int
 	return resp.StatusCode
 }
 
-// closedWithin sends a request prefix and stalls; the server must close the connection
-// before the bound.
-func closedWithin(t *testing.T, host, prefix string, bound time.Duration) {
+// stall opens a connection, sends a request prefix and sends nothing more; reads time out
+// after bound.
+func stall(t *testing.T, host, prefix string, bound time.Duration) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	io.WriteString(conn, prefix)
 	conn.SetReadDeadline(time.Now().Add(bound))
-	_, err = io.Copy(io.Discard, conn)
+	return conn
+}
+
+// closedWithin stalls after a request prefix; the server must close the connection before
+// the bound.
+func closedWithin(t *testing.T, host, prefix string, bound time.Duration) {
+	t.Helper()
+	_, err := io.Copy(io.Discard, stall(t, host, prefix, bound))
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Errorf("the connection was still open after %s", bound)
 	}
 }
 
-// stalledBody sends headers and part of a body, then stalls; the server must answer or
-// close before the bound. It returns the status of an answer, 0 when the server closed.
+// stalledBody stalls after headers and part of a body; the server must answer or close
+// before the bound. It returns the status of an answer, 0 when the server closed.
 func stalledBody(t *testing.T, host, prefix string, bound time.Duration) int {
 	t.Helper()
-	conn, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	io.WriteString(conn, prefix)
-	conn.SetReadDeadline(time.Now().Add(bound))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := http.ReadResponse(bufio.NewReader(stall(t, host, prefix, bound)), nil)
 	if err != nil {
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
 			t.Errorf("no answer and no close after %s", bound)
