@@ -123,8 +123,11 @@ func (s *Server) registerDatasets() {
 		Summary: "Upload a dataset", Tags: []string{"Datasets"}, DefaultStatus: http.StatusCreated,
 		Description: "multipart/form-data with a binary part `file` and a JSON text part `metadata` " +
 			"({name, format, variables}). Formats: parquet, csv. The file is streamed to storage; the " +
-			"dataset starts in status profiling and becomes ready when profiling ends.",
-		Errors:   []int{http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity},
+			"dataset starts in status profiling and becomes ready when profiling ends. A file with more than " +
+			"4096 columns is refused (422 dataset_too_wide, details.columns and details.limit). An archived " +
+			"project accepts no uploads (409 conflict, details.status archived).",
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+			http.StatusUnprocessableEntity},
 		Metadata: map[string]any{metaRaw: true},
 	}, auth.DatasetsWrite, s.uploadDataset)
 	s.documentUpload()
