@@ -113,29 +113,35 @@ func writeOneCharCells(t *testing.T, path string, rows, cols int) {
 	}
 }
 
-// TestProfileMemoryBound profiles a 64 MiB CSV of one-character cells (2^20
-// rows, more distinct rows than duplicate counting keeps, and 32 columns,
-// far more cells than are kept for exact quartiles) and requires the
-// profiler's peak RSS to stay within 64 MiB above that of profiling a tiny
-// file. Loading the file instead holds 2^25 float64 cells, 256 MiB.
-func TestProfileMemoryBound(t *testing.T) {
+// requireBoundedProfile writes a tiny and a 64 MiB file with write(path,
+// rows), profiles each in a child process, and fails when the large one's
+// peak RSS exceeds the tiny one's by more than 64 MiB (issue 17).
+func requireBoundedProfile(t *testing.T, ext string, tinyRows, largeRows int, write func(t *testing.T, path string, rows int)) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("writes and profiles a 64 MiB file")
 	}
 	const bound = 64 << 20
 	dir := t.TempDir()
-	tiny := filepath.Join(dir, "tiny.csv")
-	writeOneCharCells(t, tiny, 10, 32)
-	large := filepath.Join(dir, "large.csv")
-	writeOneCharCells(t, large, 1<<20, 32)
+	tiny, large := filepath.Join(dir, "tiny"+ext), filepath.Join(dir, "large"+ext)
+	write(t, tiny, tinyRows)
+	write(t, large, largeRows)
 	if info, err := os.Stat(large); err != nil || info.Size() < 64<<20 {
 		t.Fatalf("test file: %v, %v", info, err)
 	}
 	base, peak := peakRSS(t, tiny), peakRSS(t, large)
 	t.Logf("peak RSS %d MiB, base %d MiB", peak>>20, base>>20)
 	if peak-base > bound {
-		t.Fatalf("profiling a 64 MiB file took %d MiB above the base %d MiB; the bound is %d MiB", (peak-base)>>20, base>>20, bound>>20)
+		t.Fatalf("profiling a 64 MiB %s file took %d MiB above the base %d MiB; the bound is %d MiB", ext, (peak-base)>>20, base>>20, bound>>20)
 	}
+}
+
+// TestProfileMemoryBound profiles a 64 MiB CSV of one-character cells (2^20
+// rows, more distinct rows than duplicate counting keeps, and 32 columns,
+// far more cells than are kept for exact quartiles) within 64 MiB. Loading
+// the file instead holds 2^25 float64 cells, 256 MiB.
+func TestProfileMemoryBound(t *testing.T) {
+	requireBoundedProfile(t, ".csv", 10, 1<<20, func(t *testing.T, path string, rows int) { writeOneCharCells(t, path, rows, 32) })
 }
 
 // writeDoubles writes a Parquet file of rows × cols random doubles in one
@@ -174,25 +180,9 @@ func writeDoubles(t *testing.T, path string, rows, cols int) {
 	}
 }
 
-// TestProfileMemoryBoundParquet is TestProfileMemoryBound for a 64 MiB
-// Parquet file of 2^18 rows × 32 doubles in a single row group: profiling
-// reads it a page per column at a time. Loading it holds 64 MiB of cells.
+// TestProfileMemoryBoundParquet profiles a 64 MiB Parquet file of 2^18 rows
+// × 32 doubles in a single row group within 64 MiB: it is read a page per
+// column at a time. Loading it holds 64 MiB of cells.
 func TestProfileMemoryBoundParquet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and profiles a 64 MiB file")
-	}
-	const bound = 64 << 20
-	dir := t.TempDir()
-	tiny := filepath.Join(dir, "tiny.parquet")
-	writeDoubles(t, tiny, 1024, 32)
-	large := filepath.Join(dir, "large.parquet")
-	writeDoubles(t, large, 1<<18, 32)
-	if info, err := os.Stat(large); err != nil || info.Size() < 64<<20 {
-		t.Fatalf("test file: %v, %v", info, err)
-	}
-	base, peak := peakRSS(t, tiny), peakRSS(t, large)
-	t.Logf("peak RSS %d MiB, base %d MiB", peak>>20, base>>20)
-	if peak-base > bound {
-		t.Fatalf("profiling a 64 MiB Parquet file took %d MiB above the base %d MiB; the bound is %d MiB", (peak-base)>>20, base>>20, bound>>20)
-	}
+	requireBoundedProfile(t, ".parquet", 1024, 1<<18, func(t *testing.T, path string, rows int) { writeDoubles(t, path, rows, 32) })
 }
