@@ -79,7 +79,6 @@ func freeAddr(t *testing.T) string {
 
 func startDev(t *testing.T, dataDir, addr string) *devProcess {
 	t.Helper()
-	os.Remove(filepath.Join(dataDir, "credentials.json"))
 	p := &devProcess{cmd: exec.Command(binary, "dev", "--data-dir", dataDir, "--listen", addr), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	p.cmd.Stdout = p.stderr
 	p.cmd.Stderr = p.stderr
@@ -97,13 +96,13 @@ func startDev(t *testing.T, dataDir, addr string) *devProcess {
 			t.Fatalf("disco dev exited early (%v):\n%s", err, p.stderr)
 		default:
 		}
-		raw, err := os.ReadFile(filepath.Join(dataDir, "credentials.json"))
-		if err == nil && json.Unmarshal(raw, &p.creds) == nil {
-			if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					return p
-				}
+		// The facade serves only after credentials.json is written (a restart keeps the
+		// file: disco dev reuses the key in it), so read it once the facade is ready.
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			resp.Body.Close()
+			raw, err := os.ReadFile(filepath.Join(dataDir, "credentials.json"))
+			if resp.StatusCode == http.StatusOK && err == nil && json.Unmarshal(raw, &p.creds) == nil {
+				return p
 			}
 		}
 		time.Sleep(250 * time.Millisecond)
