@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"net/http"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,10 +23,26 @@ type Options struct {
 func Register(mgr ctrl.Manager, o Options) {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	srv := mgr.GetWebhookServer()
-	srv.Register(ClaimPath, &webhook.Admission{Handler: &ClaimValidator{Decoder: dec, Identities: o.Identities}})
-	srv.Register(ClaimPromotionMutatePath, &webhook.Admission{Handler: &ClaimPromotionDefaulter{Decoder: dec}})
-	srv.Register(ClaimPromotionValidatePath, &webhook.Admission{Handler: &ClaimPromotionValidator{Decoder: dec, Identities: o.Identities}})
-	srv.Register(RunPath, &webhook.Admission{Handler: &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Now: o.Now}})
-	srv.Register(GovernanceMutatePath, &webhook.Admission{Handler: &GovernanceAttributor{Decoder: dec, Identities: o.Identities}})
-	srv.Register(GovernancePath, &webhook.Admission{Handler: &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities}})
+	register := func(path string, h admission.Handler) {
+		srv.Register(path, bounded(&webhook.Admission{Handler: h}))
+	}
+	register(ClaimPath, &ClaimValidator{Decoder: dec, Identities: o.Identities})
+	register(ClaimPromotionMutatePath, &ClaimPromotionDefaulter{Decoder: dec})
+	register(ClaimPromotionValidatePath, &ClaimPromotionValidator{Decoder: dec, Identities: o.Identities})
+	register(RunPath, &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Now: o.Now})
+	register(GovernanceMutatePath, &GovernanceAttributor{Decoder: dec, Identities: o.Identities})
+	register(GovernancePath, &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities})
+}
+
+// bodyTimeout bounds how long a webhook request may take to arrive: an AdmissionReview is
+// small, and the API server sends it at once. controller-runtime's webhook server sets
+// header and idle timeouts but none for bodies, so a client that stalls its body would
+// hold the connection (issue 17, item 5).
+const bodyTimeout = 10 * time.Second
+
+func bounded(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+		next.ServeHTTP(w, r)
+	})
 }
