@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -13,10 +14,52 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/governance"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/runspec"
 )
 
-// RunPath is where the Run webhook is served.
-const RunPath = "/validate-discovery-disco-dev-v1alpha1-run"
+// Run webhook paths.
+const (
+	RunPath       = "/validate-discovery-disco-dev-v1alpha1-run"
+	RunMutatePath = "/mutate-discovery-disco-dev-v1alpha1-run"
+)
+
+// +kubebuilder:webhook:path=/mutate-discovery-disco-dev-v1alpha1-run,mutating=true,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=runs,verbs=create,versions=v1alpha1,name=mrun.discovery.disco.dev,admissionReviewVersions=v1
+
+// RunEstimator prices a Run created through the Kubernetes API as the facade prices a
+// submission (runspec.Estimate on the dataset's profile), and raises a lower
+// spec.computeUnitsEstimated to it: the estimate is what the campaign's budget reserves
+// while the run is queued or running, so a user must not be able to reserve nothing. A
+// dataset that is not profiled yet leaves the estimate as written.
+type RunEstimator struct {
+	Decoder    admission.Decoder
+	Client     client.Reader
+	Identities Identities
+}
+
+func (e *RunEstimator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create || e.Identities.isComponent(req.UserInfo) {
+		return admission.Allowed("")
+	}
+	run := &discov1.Run{}
+	if err := e.Decoder.Decode(req, run); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	ds := &discov1.Dataset{}
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: ids.ToName(run.Spec.DatasetID)}, ds); err != nil || ds.Status.Rows == 0 {
+		return admission.Allowed("")
+	}
+	estimate := runspec.Estimate(run.Spec, int(ds.Status.Rows), int(ds.Status.Columns))
+	if run.Spec.ComputeUnitsEstimated >= estimate {
+		return admission.Allowed("")
+	}
+	run.Spec.ComputeUnitsEstimated = estimate
+	raw, err := json.Marshal(run)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
 
 // +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-run,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=runs,verbs=create,versions=v1alpha1,name=vrun.discovery.disco.dev,admissionReviewVersions=v1
 

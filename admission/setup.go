@@ -29,6 +29,7 @@ func Register(mgr ctrl.Manager, o Options) {
 	register(ClaimPath, &ClaimValidator{Decoder: dec, Identities: o.Identities})
 	register(ClaimPromotionMutatePath, &ClaimPromotionDefaulter{Decoder: dec})
 	register(ClaimPromotionValidatePath, &ClaimPromotionValidator{Decoder: dec, Identities: o.Identities})
+	register(RunMutatePath, &RunEstimator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities})
 	register(RunPath, &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Now: o.Now})
 	register(GovernanceMutatePath, &GovernanceAttributor{Decoder: dec, Identities: o.Identities})
 	register(GovernancePath, &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities})

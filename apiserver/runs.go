@@ -224,10 +224,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	if e := checkRunSpec(spec, ds.Status.Variables); e != nil {
 		return nil, e
 	}
-	// A run cannot use more time than its limit, whatever its epochs ask for.
-	priced := spec
-	priced.TimeLimit = runspec.DefaultTimeLimit
-	estimate := estimateComputeUnits(int(ds.Status.Rows), int(ds.Status.Columns), priced)
+	estimate := runspec.Estimate(discov1.RunSpec{Mode: discov1.Mode(mode), Parameters: params, Governance: gov}, int(ds.Status.Rows), int(ds.Status.Columns))
 
 	for attempt := 1; ; attempt++ {
 		// Budget and duplicates, against every run of the campaign as the API server has

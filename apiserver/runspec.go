@@ -57,10 +57,5 @@ func checkRunSpec(spec engine.Spec, variables []string) *apiError {
 	return e
 }
 
-// estimateComputeUnits is the engine's estimate of what the run costs.
-func estimateComputeUnits(rows, cols int, spec engine.Spec) int64 {
-	return int64(engine.EstimateComputeUnits(rows, cols, spec))
-}
-
 // stageNames are the pipeline stages of a mode.
 func stageNames(mode string) []string { return engine.StageNames(mode) }

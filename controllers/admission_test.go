@@ -18,6 +18,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/runspec"
 )
 
 // newUser is a Kubernetes user holding the given disco ClusterRole in namespace ns, as a
@@ -210,6 +211,27 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 		forbidden(editor.Create(ctx, userRun(units, 50)), "budget_exhausted (compute_units)")
 		expired := time.Now().Add(-time.Hour)
 		forbidden(editor.Create(ctx, userRun(newCampaign(p, 100, 10, &expired), 5)), "budget_exhausted (expires_at)")
+	})
+
+	It("prices a hand-written run as REST does, so it cannot reserve nothing", func() {
+		tenant, ns := newTenant()
+		p := newProject(tenant, ns)
+		editor := newUser("est", "disco-editor", ns)
+		ds := uploadCSV(p, linearCSV(100))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			g.Expect(ds.Status.Rows).To(BeNumerically(">", 0))
+		}).Should(Succeed())
+		r := userRun(newCampaign(p, 10000, 10, nil), 0)
+		r.Spec.DatasetID = ids.FromName(ds.Name)
+		Expect(editor.Create(ctx, r)).To(Succeed())
+		want := runspec.Estimate(r.Spec, int(ds.Status.Rows), int(ds.Status.Columns))
+		Expect(want).To(BeNumerically(">", 0))
+		Expect(r.Spec.ComputeUnitsEstimated).To(Equal(want))
+
+		tight := userRun(newCampaign(p, want-1, 10, nil), 0)
+		tight.Spec.DatasetID = ids.FromName(ds.Name)
+		forbidden(editor.Create(ctx, tight), "budget_exhausted (compute_units)")
 	})
 
 	It("refuses runs in archived campaigns and projects", func() {

@@ -41,3 +41,11 @@ func Engine(rs discov1.RunSpec, timeLimit time.Duration) engine.Spec {
 	}
 	return spec
 }
+
+// Estimate is the compute units a run is expected to use on a dataset of rows x cols, priced
+// at the default time limit (a run cannot use more time than its limit, whatever its epochs
+// ask for). The facade reserves it at submission and the run admission webhook sets it on
+// Runs created through the Kubernetes API, so both reserve alike.
+func Estimate(rs discov1.RunSpec, rows, cols int) int64 {
+	return int64(engine.EstimateComputeUnits(rows, cols, Engine(rs, DefaultTimeLimit)))
+}
