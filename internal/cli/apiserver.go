@@ -35,6 +35,7 @@ type apiserverOptions struct {
 	runLimits     string
 	timeouts      apiserver.Timeouts
 	verbose       bool
+	agg           aggregationOptions
 }
 
 func newAPIServerCommand() *cobra.Command {
@@ -66,6 +67,7 @@ func newAPIServerCommand() *cobra.Command {
 	f.DurationVar(&o.timeouts.Body, "body-timeout", apiserver.DefaultBodyTimeout, "longest time to read a whole request body other than a dataset upload")
 	f.DurationVar(&o.timeouts.Upload, "upload-timeout", apiserver.DefaultUploadTimeout, "longest time to read a whole dataset upload")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
+	o.agg.addFlags(f)
 	return cmd
 }
 
@@ -90,6 +92,10 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	requestHeader, err := o.agg.requestHeader(ctx, cfg, o.tlsCert != "")
+	if err != nil {
+		return err
+	}
 	b, err := openBackends(ctx, o.dsn, o.blobURL, o.ledgerKeyPath)
 	if err != nil {
 		return err
@@ -99,7 +105,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	srv, err := apiserver.New(apiserver.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Informers: mgr.GetCache(), Store: b.store, Ledger: b.ledger, Blob: b.blob,
 		Logger: ctrl.Log.WithName("apiserver"), BaseURL: o.baseURL, RedisURL: o.redisURL, Limits: limits, Timeouts: o.timeouts,
-		ScratchDir: os.Getenv("DISCO_SCRATCH_DIR"),
+		ScratchDir: os.Getenv("DISCO_SCRATCH_DIR"), RequestHeader: requestHeader,
 		Ready: func(*http.Request) error {
 			if !synced.Load() {
 				return errors.New("caches are not synced yet")
@@ -119,15 +125,14 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(ctx) }()
 
-	httpSrv := srv.HTTPServer(o.listen, facadeHandler(srv, o.baseURL))
-	serveDone := make(chan error, 1)
-	go func() {
-		if o.tlsCert != "" {
-			serveDone <- httpSrv.ListenAndServeTLS(o.tlsCert, o.tlsKey)
-		} else {
-			serveDone <- httpSrv.ListenAndServe()
-		}
-	}()
+	servers, err := facadeServers(srv, facadeHandler(srv, o.baseURL), o)
+	if err != nil {
+		return err
+	}
+	serveDone := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { serveDone <- s.serve() }()
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-serveDone:
@@ -137,7 +142,11 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return httpSrv.Shutdown(shutdownCtx)
+	var errs []error
+	for _, s := range servers {
+		errs = append(errs, s.Shutdown(shutdownCtx))
+	}
+	return errors.Join(errs...)
 }
 
 // parseLimits reads "tier=n,tier=n" overrides for the request and run-submission buckets.
