@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -51,8 +53,13 @@ type JobExecutor struct {
 	// account, EngineIdentity(run name).
 	ServiceAccountName string
 	BlobURL            string
-	TimeLimit          time.Duration
-	CPU, Memory        resource.Quantity
+	// BlobVolume, when set and BlobURL is a file:// URL, is mounted into every engine pod at
+	// the URL's directory, so that the engine reads and writes the directory the manager and
+	// the facade use: a hostPath on a single node, or a shared file system (NFS, a CSI
+	// inline volume). A file:// store without it exists only inside the engine's container.
+	BlobVolume  *corev1.VolumeSource
+	TimeLimit   time.Duration
+	CPU, Memory resource.Quantity
 }
 
 // EngineIdentityPrefix begins the names of every run's engine ServiceAccount, Role and
@@ -167,11 +174,25 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 			},
 		},
 	}
+	if dir := fileBlobDir(x.BlobURL); x.BlobVolume != nil && dir != "" {
+		pod := &job.Spec.Template.Spec
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "blobs", VolumeSource: *x.BlobVolume.DeepCopy()})
+		pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "blobs", MountPath: dir})
+	}
 	if localQueue != "" {
 		job.Labels[LabelKueueQueue] = localQueue
 		job.Spec.Suspend = ptr.To(true)
 	}
 	return job
+}
+
+// fileBlobDir is the directory of a file:// blob URL (RFC 8089), "" for any other URL.
+func fileBlobDir(blobURL string) string {
+	u, err := url.Parse(blobURL)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return ""
+	}
+	return path.Clean(u.Path)
 }
 
 func (x *JobExecutor) Submit(run *discov1.Run) bool {

@@ -30,6 +30,7 @@ type managerOptions struct {
 	executor      string
 	engineImage   string
 	engineSA      string
+	engineVolume  string
 	verbose       bool
 	webhooks      bool
 	webhookPort   int
@@ -60,6 +61,7 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.executor, "executor", "job", "how runs execute: job (a batch/v1 Job per run) or local (in this process)")
 	cmd.Flags().StringVar(&o.engineImage, "engine-image", os.Getenv("DISCO_ENGINE_IMAGE"), "image of run Jobs (the disco image)")
 	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "unused: each run's Job runs as its own service account, disco-engine-<run>, which may write only that run's status")
+	cmd.Flags().StringVar(&o.engineVolume, "engine-blob-volume", os.Getenv("DISCO_ENGINE_BLOB_VOLUME"), "with a file:// --blob-url: a core/v1 VolumeSource as JSON (hostPath, nfs, csi) that run Jobs mount at the blob directory")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
 	cmd.Flags().BoolVar(&o.webhooks, "webhooks", true, "serve the admission webhooks that hold governance, budgets and tenancy for kubectl writers")
 	cmd.Flags().IntVar(&o.webhookPort, "webhook-port", 9443, "port of the admission webhook server")
@@ -75,6 +77,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 	if err != nil {
 		return err
 	}
+	ws := webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCerts})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   index.CacheOptions(),
@@ -83,7 +86,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "disco-manager.discovery.disco.dev",
 		LeaderElectionNamespace: o.leaderNS,
-		WebhookServer:           webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCerts}),
+		WebhookServer:           ws,
 	})
 	if err != nil {
 		return err
@@ -115,7 +118,11 @@ func runManager(ctx context.Context, o managerOptions) error {
 			if o.engineImage == "" {
 				return errors.New("--engine-image (or DISCO_ENGINE_IMAGE) is required with --executor=job")
 			}
-			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL}
+			vol, err := parseVolumeSource(o.engineVolume)
+			if err != nil {
+				return fmt.Errorf("--engine-blob-volume: %w", err)
+			}
+			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL, BlobVolume: vol}
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)
 		}
@@ -140,8 +147,10 @@ func runManager(ctx context.Context, o managerOptions) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
+	for name, check := range readyChecks(ws, o.webhooks) {
+		if err := mgr.AddReadyzCheck(name, check); err != nil {
+			return err
+		}
 	}
 	return mgr.Start(ctx)
 }
