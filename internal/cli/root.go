@@ -18,6 +18,6 @@ func NewRoot() *cobra.Command {
 	}
 	engine := enginecli.NewCommand()
 	engine.AddCommand(newEngineRunCommand())
-	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand(), newLedgerCommand())
+	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand(), newLedgerCommand(), newBootstrapCommand())
 	return root
 }
