@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,5 +76,31 @@ var _ = Describe("Run queue (issue 14, items 8 and 9)", func() {
 			Expect(meta.IsStatusConditionFalse(r.Status.Conditions, discov1.RunConditionFailed)).To(BeTrue())
 			Expect(meta.IsStatusConditionTrue(r.Status.Conditions, discov1.ConditionReady)).To(BeTrue())
 		}
+	})
+})
+
+var _ = Describe("Tenant status (issue 14, item 8)", func() {
+	It("shows its runs against its limit, and is not Ready while its LocalQueue does not exist", func() {
+		tenant, ns := newTenant()
+		c := newCampaign(newProject(tenant, ns), 100, 10, nil) // not routed: its runs stay queued
+		newRun(c, 5)
+		newRun(c, 5)
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
+			g.Expect(tenant.Status.RunsQueued).To(Equal(int32(2)))
+			g.Expect(tenant.Status.RunsRunning).To(BeZero())
+			g.Expect(tenant.Status.ConcurrentRunLimit).To(Equal(int32(ConcurrentRunLimit(discov1.TenantTierTeam))))
+		}).Should(Succeed())
+
+		tenant.Spec.LocalQueue = "nowhere"
+		Expect(k8sClient.Update(ctx, tenant)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
+			ready := meta.FindStatusCondition(tenant.Status.Conditions, discov1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(ready.Reason).To(Equal("KueueNotInstalled")) // envtest has no Kueue CRDs
+			g.Expect(ready.Message).To(ContainSubstring("nowhere"))
+		}).Should(Succeed())
 	})
 })

@@ -62,7 +62,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
-		&TenantReconciler{Client: c, Recorder: rec("tenant-controller")},
+		&TenantReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("tenant-controller")},
 		&ProjectReconciler{Client: c, Recorder: rec("project-controller"), Ledger: opts.Ledger},
 		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Now: opts.Now, OnExhausted: opts.OnExhausted, Ledger: opts.Ledger},
 		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now, Executor: opts.Executor,

@@ -62,6 +62,17 @@ type TenantStatus struct {
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 
+	// ConcurrentRunLimit is the limit of runs executing at once in force: spec.concurrentRuns
+	// or the tier's.
+	// +optional
+	ConcurrentRunLimit int32 `json:"concurrentRunLimit,omitempty"`
+	// RunsRunning counts the tenant's runs executing now, against ConcurrentRunLimit.
+	// +optional
+	RunsRunning int32 `json:"runsRunning"`
+	// RunsQueued counts the tenant's runs waiting to start.
+	// +optional
+	RunsQueued int32 `json:"runsQueued"`
+
 	// +listType=map
 	// +listMapKey=type
 	// +patchStrategy=merge
@@ -77,6 +88,9 @@ type TenantStatus struct {
 // +kubebuilder:resource:scope=Cluster,shortName=ten,categories=disco
 // +kubebuilder:printcolumn:name="Tier",type=string,JSONPath=`.spec.tier`
 // +kubebuilder:printcolumn:name="Namespace",type=string,JSONPath=`.status.namespace`
+// +kubebuilder:printcolumn:name="Running",type=integer,JSONPath=`.status.runsRunning`
+// +kubebuilder:printcolumn:name="Limit",type=integer,JSONPath=`.status.concurrentRunLimit`
+// +kubebuilder:printcolumn:name="Queued",type=integer,JSONPath=`.status.runsQueued`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Tenant struct {
