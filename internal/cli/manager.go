@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -81,8 +80,10 @@ func runManager(ctx context.Context, o managerOptions) error {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   index.CacheOptions(),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
+		// Metrics and probes are served by opsServer (every timeout set), not by
+		// controller-runtime's own servers (manager_servers.go).
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "disco-manager.discovery.disco.dev",
 		LeaderElectionNamespace: o.leaderNS,
@@ -144,13 +145,8 @@ func runManager(ctx context.Context, o managerOptions) error {
 			return err
 		}
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+	if err := addOpsServers(mgr, o.metricsAddr, o.probeAddr, readyChecks(ws, o.webhooks)); err != nil {
 		return err
-	}
-	for name, check := range readyChecks(ws, o.webhooks) {
-		if err := mgr.AddReadyzCheck(name, check); err != nil {
-			return err
-		}
 	}
 	return mgr.Start(ctx)
 }
