@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -60,6 +61,26 @@ type JobExecutor struct {
 	BlobVolume  *corev1.VolumeSource
 	TimeLimit   time.Duration
 	CPU, Memory resource.Quantity
+
+	// submitErrs holds, per run, why its Job could not be made at the last try
+	// (types.NamespacedName to error), for SubmitError.
+	submitErrs sync.Map
+}
+
+// SubmitErrorReporter is implemented by executors that can say why they did not take a
+// run, so that the Run's condition gives the reason instead of a silent queued (issue 13).
+type SubmitErrorReporter interface {
+	// SubmitError is the error of the run's last Submit, nil when it succeeded or was never
+	// tried.
+	SubmitError(key types.NamespacedName) error
+}
+
+// SubmitError reports why the run's Job could not be created at the last try.
+func (x *JobExecutor) SubmitError(key types.NamespacedName) error {
+	if err, ok := x.submitErrs.Load(key); ok {
+		return err.(error)
+	}
+	return nil
 }
 
 // EngineIdentityPrefix begins the names of every run's engine ServiceAccount, Role and
@@ -201,8 +222,10 @@ func (x *JobExecutor) Submit(run *discov1.Run) bool {
 	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		return false // submitted before (or unknown: the next reconcile tries again)
 	}
+	key := client.ObjectKeyFromObject(run)
 	if err := x.ensureIdentity(ctx, run); err != nil {
 		log.Error(err, "creating the run's engine identity")
+		x.submitErrs.Store(key, err)
 		return false
 	}
 	// A namespace of no tenant gives the engine no tenant: it then fails the run with
@@ -215,9 +238,11 @@ func (x *JobExecutor) Submit(run *discov1.Run) bool {
 	if err := x.Client.Create(ctx, job); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			log.Error(err, "creating the run's Job")
+			x.submitErrs.Store(key, fmt.Errorf("the run's Job could not be created: %w", err))
 		}
 		return false
 	}
+	x.submitErrs.Delete(key)
 	return true
 }
 

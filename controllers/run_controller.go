@@ -243,7 +243,13 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		// Admitted=True is set by the execution when the engine really starts.
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, "submitted; waiting for an executor worker to start it")
 	} else {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, reasonNotSubmitted, "the executor did not take the run; it is tried again")
+		msg := "the executor did not take the run; it is tried again"
+		if se, ok := r.Executor.(SubmitErrorReporter); ok {
+			if err := se.SubmitError(client.ObjectKeyFromObject(run)); err != nil {
+				msg = truncate(err.Error(), 2048) + "; it is tried again"
+			}
+		}
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, reasonNotSubmitted, msg)
 	}
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 }
