@@ -78,8 +78,8 @@ func runManager(ctx context.Context, o managerOptions) error {
 	}
 	ws := webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCerts})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  scheme,
-		Cache:                   index.CacheOptions(),
+		Scheme: scheme,
+		Cache:  index.CacheOptions(),
 		// Metrics and probes are served by opsServer (every timeout set), not by
 		// controller-runtime's own servers (manager_servers.go).
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
