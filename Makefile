@@ -55,6 +55,10 @@ test: verify-generated envtest build ## Run every test: Go unit and envtest suit
 	@if [ -f clients/python/pyproject.toml ]; then hack/test-python.sh; fi
 	@if [ -x hack/test-schemathesis.sh ]; then hack/test-schemathesis.sh; fi
 
+.PHONY: test-cluster
+test-cluster: ## Drive the cluster of `make cluster-up` as users do: runs as Jobs, cancel, refused Jobs (issue 13).
+	DISCO_TEST_CLUSTER=1 CLUSTER_DIR=$(CLUSTER_DIR) go test -count=1 -timeout 30m -v ./test/cluster/
+
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when generated files are stale.
 	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac config/webhook)" ]; then \
@@ -110,7 +114,7 @@ image-load: image ## Import both images into containerd's k8s.io namespace (cont
 	ctr --address $(CONTAINERD_ADDRESS) -n k8s.io images import $(IMAGE_DIR)/pause.oci.tar
 
 .PHONY: cluster-up
-cluster-up: envtest node image ## Start a single-node cluster (containerd, kubelet, control plane) under $(CLUSTER_DIR); needs root.
+cluster-up: envtest node kubectl image ## Start a single-node cluster under $(CLUSTER_DIR) and install disco (config/overlays/local); needs root.
 	CLUSTER_DIR=$(CLUSTER_DIR) IMAGE_DIR=$(IMAGE_DIR) PAUSE_IMG=$(PAUSE_IMG) hack/cluster.sh up
 
 .PHONY: cluster-down

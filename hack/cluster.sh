@@ -7,6 +7,7 @@
 #   hack/cluster.sh up      # start what is not running; reuses the state of an earlier up
 #   hack/cluster.sh down    # stop everything; no processes, mounts or interfaces are left
 #   hack/cluster.sh status
+#   hack/cluster.sh install # install disco from config/overlays/local (up ends with it)
 #
 # Both are idempotent, and `up` restarts a component that died (kill -9 included). Needs root
 # (containerd, kubelet). Environment: CLUSTER_DIR (default .cluster), PAUSE_IMG, IMAGE_DIR.
@@ -394,7 +395,188 @@ up() {
     exit 1
   fi
   phase_end
+  if [ "${CLUSTER_INSTALL:-1}" = 1 ]; then install_disco; fi
   log "ready: export KUBECONFIG=$KUBECONFIG_ADMIN"
+  [ ! -f "$D/credentials.json" ] || log "disco: base URL and API key in $D/credentials.json"
+}
+
+# --- disco ---------------------------------------------------------------------------------------
+
+DISCO_UID=65532 # the disco image's user (hack/image)
+NODEPORT=30080  # config/overlays/local/facade_local.yaml
+DISCO_IMG="docker.io/library/disco:dev"
+
+# install_disco: config/overlays/local, rendered by $D/install/kustomization.yaml with this
+# machine's paths and secrets, applied with kubectl; then waits for every part to be Ready
+# and writes $D/credentials.json (base_url, api_key) as `disco dev` does.
+install_disco() {
+  local data="$D/disco" inst="$D/install"
+  phase "disco: host directories, ledger key, facade certificate"
+  # The blob store (manager, facade, engine pods) and the SQL store (manager, facade): owned
+  # by the image's user, whom the pods run as; nobody else may read them.
+  mkdir -p "$data/blobs" "$data/db"
+  chown "$DISCO_UID:$DISCO_UID" "$data/blobs" "$data/db"
+  chmod 0700 "$data/blobs" "$data/db"
+  mkdir -p "$inst" && chmod 700 "$inst"
+  [ -x "$IMAGE_DIR/disco" ] || { log "$IMAGE_DIR/disco is missing: run make image"; exit 1; }
+  "$IMAGE_DIR/disco" bootstrap ledger-key "$PKI/ledger.key" > "$PKI/ledger.pub"
+  # The facade's TLS certificate for the aggregation layer, which checks it against the
+  # Service's DNS name.
+  cert ca disco-apiserver "/CN=disco-apiserver.disco-system.svc" serverAuth \
+    "DNS:disco-apiserver.disco-system.svc,DNS:disco-apiserver.disco-system.svc.cluster.local"
+  chmod 600 "$PKI"/*.key
+  local f
+  for f in disco-apiserver.crt disco-apiserver.key ledger.key; do install -m 600 "$PKI/$f" "$inst/$f"; done
+  local digest
+  digest="$(ctr_ images ls | awk -v r="$DISCO_IMG" '$1 == r {print $3}')"
+  [ -n "$digest" ] || { log "$DISCO_IMG is not in containerd"; exit 1; }
+
+  phase "disco: kubectl apply -k $inst (config/overlays/local)"
+  render_install "$data" "$(realpath --relative-to="$inst" "$ROOT/config/overlays/local")" "$digest" > "$inst/kustomization.yaml.new"
+  mv "$inst/kustomization.yaml.new" "$inst/kustomization.yaml"
+  kubectl_ apply -k "$inst" > "$D/logs/install.log" 2>&1 || { cat "$D/logs/install.log" >&2; exit 1; }
+  kubectl_ wait --for=condition=Established crd --all --timeout=60s >/dev/null
+
+  phase "disco: manager and facade Ready"
+  local d
+  for d in disco-manager disco-apiserver; do
+    if ! kubectl_ -n disco-system rollout status "deploy/$d" --timeout=300s >/dev/null; then
+      kubectl_ -n disco-system get pods -o wide >&2 || true
+      kubectl_ -n disco-system logs "deploy/$d" --tail=30 >&2 || true
+      log "deployment $d is not Ready"
+      exit 1
+    fi
+  done
+  wait_cmd "the admission webhooks' CA" 120 webhook_ca_injected
+  wait_cmd "APIService v1.api.disco.dev" 120 kubectl_ wait --for=condition=Available apiservice/v1.api.disco.dev --timeout=5s
+  wait_cmd "the facade at http://127.0.0.1:$NODEPORT" 120 curl -sf "http://127.0.0.1:$NODEPORT/readyz"
+
+  phase "disco: admin API key, $D/credentials.json"
+  write_credentials
+  # The cluster's admin (group system:masters, $KUBECONFIG_ADMIN) is a member of the default
+  # tenant, so kubectl reaches it through the aggregation layer (/apis/api.disco.dev/v1).
+  local tenant
+  tenant="$(sed -n 's/.*"tenant_id": *"ten_\([^"]*\)".*/ten-\1/p' "$D/credentials.json")"
+  if [ -n "$tenant" ] && [ -z "$(kubectl_ get tenant "$tenant" -o jsonpath='{.spec.groups}')" ]; then
+    kubectl_ patch tenant "$tenant" --type merge -p '{"spec": {"groups": ["system:masters"]}}' >/dev/null
+  fi
+  phase_end
+}
+
+# render_install DATA_DIR OVERLAY_PATH IMAGE_DIGEST: the install kustomization. The image
+# digest in the pod templates rolls the Deployments when `make image` changed the image.
+render_install() {
+  local data="$1" overlay="$2" digest="$3" ca
+  ca="$(base64 -w0 < "$PKI/ca.crt")"
+  cat <<YAML
+# Written by hack/cluster.sh: config/overlays/local with this machine's host paths and secrets.
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- $overlay
+secretGenerator:
+- name: disco-apiserver-tls
+  namespace: disco-system
+  type: kubernetes.io/tls
+  files:
+  - tls.crt=disco-apiserver.crt
+  - tls.key=disco-apiserver.key
+- name: disco-ledger-key
+  namespace: disco-system
+  files:
+  - ledger.key
+patches:
+- patch: |-
+    apiVersion: apiregistration.k8s.io/v1
+    kind: APIService
+    metadata:
+      name: v1.api.disco.dev
+    spec:
+      caBundle: $ca
+YAML
+  local d c
+  for d in disco-manager:manager disco-apiserver:apiserver; do
+    c="${d#*:}"
+    d="${d%%:*}"
+    cat <<YAML
+- patch: |-
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: $d
+      namespace: disco-system
+    spec:
+      template:
+        metadata:
+          annotations:
+            disco.dev/image-digest: "$digest"
+        spec:
+          volumes:
+          - name: blobs
+            hostPath: {path: $data/blobs, type: Directory}
+          - name: db
+            hostPath: {path: $data/db, type: Directory}
+YAML
+    if [ "$c" = manager ]; then
+      cat <<YAML
+          containers:
+          - name: manager
+            env:
+            - name: DISCO_ENGINE_BLOB_VOLUME
+              value: '{"hostPath": {"path": "$data/blobs", "type": "Directory"}}'
+YAML
+    fi
+  done
+}
+
+webhook_ca_injected() {
+  local w
+  for w in validating mutating; do
+    [ -n "$(kubectl_ get "${w}webhookconfiguration" "disco-$w-webhook-configuration" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')" ] || return 1
+  done
+}
+
+# wait_cmd WHAT SECONDS CMD...: like wait_for, without a log file to show.
+wait_cmd() {
+  local what="$1" secs="$2" i
+  shift 2
+  for i in $(seq 1 "$secs"); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  log "$what is not ready after ${secs}s"
+  exit 1
+}
+
+# write_credentials: keeps the API key of an earlier up while the facade accepts it;
+# otherwise mints one in a facade pod (disco bootstrap admin-key, which revokes the keys it
+# minted before) for the default tenant, which it creates on first use.
+write_credentials() {
+  local creds="$D/credentials.json" base="http://127.0.0.1:$NODEPORT/v1" key="" out
+  if [ -f "$creds" ]; then
+    key="$(sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' "$creds")"
+    if [ -n "$key" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$base/projects")" = 200 ]; then
+      log "the API key in $creds still works"
+      return
+    fi
+  fi
+  out="$(kubectl_ -n disco-system exec deploy/disco-apiserver -c apiserver -- /disco bootstrap admin-key)" || {
+    log "could not mint the admin API key"
+    exit 1
+  }
+  local tmp
+  tmp="$(mktemp "$creds.XXXXXX")"
+  chmod 600 "$tmp"
+  # The bootstrap's JSON object (api_key, tenant_id, namespace), its closing brace replaced
+  # by the address and the kubeconfig.
+  printf '%s\n' "$out" | sed '$d' | sed '$s/$/,/' > "$tmp"
+  cat >> "$tmp" <<JSON
+  "base_url": "$base",
+  "kubeconfig": "$KUBECONFIG_ADMIN"
+}
+JSON
+  mv "$tmp" "$creds"
+  log "wrote $creds"
 }
 
 # kill_tasks: stops every container of the cluster's containerd (starting containerd for it when
@@ -479,7 +661,8 @@ status() {
 
 case "${1:-}" in
   up) up ;;
+  install) install_disco ;;
   down) down ;;
   status) status ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|install" >&2; exit 2 ;;
 esac
