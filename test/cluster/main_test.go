@@ -1,0 +1,327 @@
+// Package cluster drives disco on the single-node cluster of `make cluster-up` as its users
+// do (issue 13, item 5): through the facade's REST API on 127.0.0.1 (the address and admin
+// key in .cluster/credentials.json) and through the Kubernetes API with the cluster's admin
+// kubeconfig. It checks what only a real node shows: runs become Jobs whose pods run the
+// engine as non-root with a read-only root file system, the manager, the facade and the
+// engine pods share one blob store, and cancellation and Job-creation failures reach the
+// Run.
+//
+// The tests run when DISCO_TEST_CLUSTER=1 (`make test-cluster`), or when the credentials
+// file exists and the facade answers; otherwise they skip. They print how long each phase
+// took.
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// credentials is .cluster/credentials.json, written by hack/cluster.sh.
+type credentials struct {
+	BaseURL    string `json:"base_url"`
+	APIKey     string `json:"api_key"`
+	TenantID   string `json:"tenant_id"`
+	Namespace  string `json:"namespace"`
+	Kubeconfig string `json:"kubeconfig"`
+}
+
+// env is the cluster under test.
+type env struct {
+	creds credentials
+	// dir is the cluster's data dir; its disco/blobs is the blob store's host directory.
+	dir  string
+	kube client.Client
+	cs   *kubernetes.Clientset
+	cfg  *rest.Config
+}
+
+var (
+	shared     *env
+	sharedErr  error
+	sharedSkip string
+	sharedOnce sync.Once
+)
+
+// credentialsPath is $DISCO_CLUSTER_CREDENTIALS, or credentials.json in $CLUSTER_DIR or the
+// repository's .cluster.
+func credentialsPath() string {
+	if p := os.Getenv("DISCO_CLUSTER_CREDENTIALS"); p != "" {
+		return p
+	}
+	if d := os.Getenv("CLUSTER_DIR"); d != "" {
+		return filepath.Join(d, "credentials.json")
+	}
+	return filepath.Join("..", "..", ".cluster", "credentials.json")
+}
+
+// cluster returns the cluster, or skips the test when none is meant to be tested.
+func cluster(t *testing.T) *env {
+	t.Helper()
+	sharedOnce.Do(func() { shared, sharedSkip, sharedErr = open() })
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	if sharedSkip != "" {
+		t.Skip(sharedSkip)
+	}
+	return shared
+}
+
+func open() (*env, string, error) {
+	required := os.Getenv("DISCO_TEST_CLUSTER") == "1"
+	path := credentialsPath()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		if required {
+			return nil, "", fmt.Errorf("DISCO_TEST_CLUSTER=1 but %s: %v (run make cluster-up)", path, err)
+		}
+		return nil, "no cluster: set DISCO_TEST_CLUSTER=1 after make cluster-up", nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, "", err
+	}
+	e := &env{dir: dir}
+	if err := json.Unmarshal(raw, &e.creds); err != nil || e.creds.BaseURL == "" || e.creds.APIKey == "" {
+		return nil, "", fmt.Errorf("%s: not a cluster credentials file (%v)", path, err)
+	}
+	// A cluster that was brought down leaves its credentials behind: skip unless asked for.
+	hc := &http.Client{Timeout: 3 * time.Second}
+	res, err := hc.Get(strings.TrimSuffix(e.creds.BaseURL, "/v1") + "/readyz")
+	if err == nil {
+		res.Body.Close()
+	}
+	if err != nil || res.StatusCode != http.StatusOK {
+		if required {
+			return nil, "", fmt.Errorf("the facade at %s is not ready (%v): run make cluster-up", e.creds.BaseURL, err)
+		}
+		return nil, fmt.Sprintf("the cluster of %s is not running", path), nil
+	}
+	e.cfg, err = clientcmd.BuildConfigFromFlags("", e.creds.Kubeconfig)
+	if err != nil {
+		return nil, "", err
+	}
+	e.cfg.QPS, e.cfg.Burst = 50, 100
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	if err := discov1.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	if e.kube, err = client.New(e.cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, "", err
+	}
+	if e.cs, err = kubernetes.NewForConfig(e.cfg); err != nil {
+		return nil, "", err
+	}
+	return e, "", nil
+}
+
+// --- phases -------------------------------------------------------------------------------
+
+type phaseTime struct {
+	test, name string
+	took       time.Duration
+}
+
+var (
+	phasesMu sync.Mutex
+	phases   []phaseTime
+)
+
+// phase starts timing a phase of t; the returned func ends it and logs how long it took.
+func phase(t *testing.T, name string) func() {
+	t.Helper()
+	start := time.Now()
+	t.Logf("phase %s ...", name)
+	return func() {
+		t.Helper()
+		took := time.Since(start)
+		t.Logf("phase %s: %.1fs", name, took.Seconds())
+		phasesMu.Lock()
+		phases = append(phases, phaseTime{t.Name(), name, took})
+		phasesMu.Unlock()
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	phasesMu.Lock()
+	if len(phases) > 0 {
+		fmt.Println("\ncluster test phases:")
+		for _, p := range phases {
+			fmt.Printf("  %7.1fs  %-28s %s\n", p.took.Seconds(), p.test, p.name)
+		}
+	}
+	phasesMu.Unlock()
+	os.Exit(code)
+}
+
+// --- the REST API -------------------------------------------------------------------------
+
+type api struct {
+	t    *testing.T
+	base string
+	key  string
+	hc   *http.Client
+}
+
+func (e *env) api(t *testing.T) *api {
+	return &api{t: t, base: e.creds.BaseURL, key: e.creds.APIKey, hc: &http.Client{Timeout: 60 * time.Second}}
+}
+
+func (a *api) do(method, path string, body any) (int, map[string]any) {
+	a.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, a.base+path, rd)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return a.send(req)
+}
+
+func (a *api) send(req *http.Request) (int, map[string]any) {
+	a.t.Helper()
+	req.Header.Set("Authorization", "Bearer "+a.key)
+	res, err := a.hc.Do(req)
+	if err != nil {
+		a.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	out := map[string]any{}
+	_ = json.NewDecoder(io.LimitReader(res.Body, 16<<20)).Decode(&out)
+	return res.StatusCode, out
+}
+
+func (a *api) must(want int, method, path string, body any) map[string]any {
+	a.t.Helper()
+	code, out := a.do(method, path, body)
+	if code != want {
+		a.t.Fatalf("%s %s = %d, want %d: %v", method, path, code, want, out)
+	}
+	return out
+}
+
+func (a *api) upload(projectID, name string, csv []byte) map[string]any {
+	a.t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	f, _ := w.CreateFormFile("file", name+".csv")
+	_, _ = f.Write(csv)
+	_ = w.WriteField("metadata", fmt.Sprintf(`{"name": %q, "format": "csv"}`, name))
+	_ = w.Close()
+	req, _ := http.NewRequest("POST", a.base+"/projects/"+projectID+"/datasets", &buf)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	code, out := a.send(req)
+	if code != http.StatusCreated {
+		a.t.Fatalf("upload = %d: %v", code, out)
+	}
+	return out
+}
+
+// project makes a project and a campaign with the given compute budget.
+func (a *api) project(name string, units int) (pid, cid string) {
+	a.t.Helper()
+	pid = a.must(201, "POST", "/projects", map[string]any{"name": name})["id"].(string)
+	cid = a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": name,
+		"budget": map[string]any{"compute_units": units, "max_runs": 50}})["id"].(string)
+	return pid, cid
+}
+
+// dataset uploads csv and waits until it is profiled.
+func (a *api) dataset(pid, name string, csv []byte) string {
+	a.t.Helper()
+	did := a.upload(pid, name, csv)["id"].(string)
+	eventually(a.t, 2*time.Minute, "dataset "+did+" ready", func() bool {
+		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
+		if out["status"] == "failed" {
+			a.t.Fatalf("dataset failed: %v", out)
+		}
+		return out["status"] == "ready"
+	})
+	return did
+}
+
+func (a *api) submit(pid, cid, did, mode string, params map[string]any) string {
+	a.t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	if _, ok := params["target_variables"]; !ok {
+		params["target_variables"] = []string{"y"}
+	}
+	run := a.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": mode, "dataset_id": did, "parameters": params})
+	return run["id"].(string)
+}
+
+func runPath(pid, cid, rid string) string {
+	return "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
+}
+
+// waitRun waits for the run to finish and returns its last status object.
+func (a *api) waitRun(pid, cid, rid string, timeout time.Duration) map[string]any {
+	a.t.Helper()
+	var st map[string]any
+	eventually(a.t, timeout, "run "+rid+" finished", func() bool {
+		_, st = a.do("GET", runPath(pid, cid, rid)+"/status", nil)
+		s, _ := st["status"].(string)
+		return s == "completed" || s == "failed" || s == "cancelled"
+	})
+	return st
+}
+
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
