@@ -387,9 +387,11 @@ func titleCase(s string) string {
 
 func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Jobs are watched whatever the executor: a Job's end is what moves a cluster run on.
-	// A run that finishes frees a slot: the tenant's queued runs are reconciled at once.
+	// A run that finishes, or a Job that ends, frees a slot: the tenant's queued runs are
+	// reconciled at once.
 	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Owns(&batchv1.Job{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(runFinished())).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(jobEnded())).
 		Named("run").Complete(r)
 }
 
@@ -421,8 +423,24 @@ func runFinished() predicate.Predicate {
 	}
 }
 
-// slotsTaken counts the tenant's runs that hold an execution slot: running ones, and queued
-// ones already handed to the executor (they start without another admission).
+// jobEnded passes the updates in which a Job reaches Complete or Failed, and deletions.
+func jobEnded() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, cur := e.ObjectOld.(*batchv1.Job), e.ObjectNew.(*batchv1.Job)
+			return !jobFinished(old) && jobFinished(cur)
+		},
+	}
+}
+
+// slotsTaken counts the tenant's runs that hold an execution slot: running ones, queued
+// ones already handed to the executor (they start without another admission), and
+// finished ones whose execution has not ended yet: a run completes once its results are
+// stored, while its Job's pod may still be exiting, and the tenant's limit bounds engine
+// pods as well as runs (issue 13).
 func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
 	n := 0
 	for i := range runs {
@@ -432,6 +450,8 @@ func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
 		case o.Status.Phase == discov1.RunRunning:
 			n++
 		case o.Status.Phase == discov1.RunQueued && r.Executor.Active(client.ObjectKeyFromObject(o)):
+			n++
+		case o.Status.Phase.Finished() && r.Executor.Active(client.ObjectKeyFromObject(o)):
 			n++
 		}
 	}

@@ -1,0 +1,55 @@
+package controllers
+
+import (
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// activeSet is an executor whose executions are active for the named runs.
+type activeSet map[string]bool
+
+func (a activeSet) Submit(*discov1.Run) bool             { return false }
+func (a activeSet) Cancel(types.NamespacedName) bool     { return false }
+func (a activeSet) Active(key types.NamespacedName) bool { return a[key.Name] }
+func runIn(name string, phase discov1.RunPhase) discov1.Run {
+	return discov1.Run{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Status: discov1.RunStatus{Phase: phase}}
+}
+
+// A run that completed while its Job's pod is still exiting holds its slot until the Job
+// ends, so a tenant never has more engine pods than its limit (issue 13).
+func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
+	r := &RunReconciler{Executor: activeSet{"exiting": true, "submitted": true}}
+	runs := []discov1.Run{
+		runIn("running", discov1.RunRunning),
+		runIn("submitted", discov1.RunQueued),
+		runIn("waiting", discov1.RunQueued),
+		runIn("exiting", discov1.RunCompleted),
+		runIn("done", discov1.RunCompleted),
+		runIn("cancelled", discov1.RunCancelled),
+	}
+	next := runIn("next", discov1.RunQueued)
+	if n := r.slotsTaken(runs, &next); n != 3 {
+		t.Errorf("slots taken = %d, want 3: running, submitted and the completed run whose Job is still active", n)
+	}
+
+	// The Job's end wakes the tenant's queue.
+	p := jobEnded()
+	running := &batchv1.Job{}
+	ended := &batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}}
+	if !p.Update(event.UpdateEvent{ObjectOld: running, ObjectNew: ended}) {
+		t.Error("a Job that completes does not wake the queue")
+	}
+	if p.Update(event.UpdateEvent{ObjectOld: running, ObjectNew: running.DeepCopy()}) || p.Update(event.UpdateEvent{ObjectOld: ended, ObjectNew: ended.DeepCopy()}) {
+		t.Error("a Job update that ends nothing wakes the queue")
+	}
+	if !p.Delete(event.DeleteEvent{Object: running}) {
+		t.Error("a deleted Job does not wake the queue")
+	}
+}
