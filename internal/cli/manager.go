@@ -30,6 +30,8 @@ type managerOptions struct {
 	engineImage   string
 	engineSA      string
 	engineVolume  string
+	engineCPU     string
+	engineMemory  string
 	verbose       bool
 	webhooks      bool
 	webhookPort   int
@@ -61,6 +63,8 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.engineImage, "engine-image", os.Getenv("DISCO_ENGINE_IMAGE"), "image of run Jobs (the disco image)")
 	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "unused: each run's Job runs as its own service account, disco-engine-<run>, which may write only that run's status")
 	cmd.Flags().StringVar(&o.engineVolume, "engine-blob-volume", os.Getenv("DISCO_ENGINE_BLOB_VOLUME"), "with a file:// --blob-url: a core/v1 VolumeSource as JSON (hostPath, nfs, csi) that run Jobs mount at the blob directory")
+	cmd.Flags().StringVar(&o.engineCPU, "engine-cpu", os.Getenv("DISCO_ENGINE_CPU"), "CPU request of a run Job's engine (default 1)")
+	cmd.Flags().StringVar(&o.engineMemory, "engine-memory", os.Getenv("DISCO_ENGINE_MEMORY"), "memory request and limit of a run Job's engine (default 1Gi)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log at info level")
 	cmd.Flags().BoolVar(&o.webhooks, "webhooks", true, "serve the admission webhooks that hold governance, budgets and tenancy for kubectl writers")
 	cmd.Flags().IntVar(&o.webhookPort, "webhook-port", 9443, "port of the admission webhook server")
@@ -123,7 +127,12 @@ func runManager(ctx context.Context, o managerOptions) error {
 			if err != nil {
 				return fmt.Errorf("--engine-blob-volume: %w", err)
 			}
-			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL, BlobVolume: vol}
+			cpu, mem, err := engineResources(o.engineCPU, o.engineMemory)
+			if err != nil {
+				return err
+			}
+			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL, BlobVolume: vol,
+				CPU: cpu, Memory: mem}
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)
 		}

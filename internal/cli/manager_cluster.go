@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	kjson "sigs.k8s.io/json"
@@ -42,4 +43,21 @@ func parseVolumeSource(s string) (*corev1.VolumeSource, error) {
 		return nil, errors.New("the volume source names no volume type (hostPath, nfs, csi, ...)")
 	}
 	return &v, nil
+}
+
+// engineResources parses --engine-cpu and --engine-memory; "" leaves the executor's default.
+// Each must be a positive quantity (the Kubernetes resource.Quantity syntax).
+func engineResources(cpu, memory string) (resource.Quantity, resource.Quantity, error) {
+	var out [2]resource.Quantity
+	for i, f := range []struct{ flag, value string }{{"--engine-cpu", cpu}, {"--engine-memory", memory}} {
+		if f.value == "" {
+			continue
+		}
+		q, err := resource.ParseQuantity(f.value)
+		if err != nil || q.Sign() <= 0 {
+			return resource.Quantity{}, resource.Quantity{}, fmt.Errorf("%s %q: want a positive quantity such as 250m or 512Mi", f.flag, f.value)
+		}
+		out[i] = q
+	}
+	return out[0], out[1], nil
 }

@@ -77,3 +77,20 @@ func TestParseVolumeSource(t *testing.T) {
 		}
 	}
 }
+
+// --engine-cpu and --engine-memory size run Jobs; "" keeps the defaults, and anything but a
+// positive quantity is refused at startup.
+func TestEngineResources(t *testing.T) {
+	cpu, mem, err := engineResources("250m", "512Mi")
+	if err != nil || cpu.MilliValue() != 250 || mem.Value() != 512<<20 {
+		t.Fatalf("250m, 512Mi: %v %v %v", cpu.String(), mem.String(), err)
+	}
+	if cpu, mem, err := engineResources("", ""); err != nil || !cpu.IsZero() || !mem.IsZero() {
+		t.Errorf("empty: %v %v %v; want the executor's defaults", cpu.String(), mem.String(), err)
+	}
+	for _, bad := range [][2]string{{"0", ""}, {"-1", ""}, {"", "lots"}, {"1 CPU", ""}} {
+		if _, _, err := engineResources(bad[0], bad[1]); err == nil {
+			t.Errorf("%q %q accepted", bad[0], bad[1])
+		}
+	}
+}
