@@ -428,6 +428,9 @@ install_disco() {
   local f
   for f in disco-apiserver.crt disco-apiserver.key ledger.key; do install -m 600 "$PKI/$f" "$inst/$f"; done
   local digest
+  wait_for containerd 60 ctr --address "$SOCK" version
+  # `install` alone must also pick up a rebuilt image: import it again (idempotent).
+  ctr_ images import "$IMAGE_DIR/disco.oci.tar" >/dev/null
   digest="$(ctr_ images ls | awk -v r="$DISCO_IMG" '$1 == r {print $3}')"
   [ -n "$digest" ] || { log "$DISCO_IMG is not in containerd"; exit 1; }
 
@@ -447,6 +450,7 @@ install_disco() {
       exit 1
     fi
   done
+  wait_cmd "a manager of the current rollout leading" 120 manager_leads
   wait_cmd "the admission webhooks' CA" 120 webhook_ca_injected
   wait_cmd "APIService v1.api.disco.dev" 120 kubectl_ wait --for=condition=Available apiservice/v1.api.disco.dev --timeout=5s
   wait_cmd "the facade at http://127.0.0.1:$NODEPORT" 120 curl -sf "http://127.0.0.1:$NODEPORT/readyz"
@@ -527,6 +531,15 @@ YAML
 YAML
     fi
   done
+}
+
+# manager_leads: the leader lease is held by a Ready manager pod (after a rollout the new
+# replicas wait for the old leader's lease to expire).
+manager_leads() {
+  local holder
+  holder="$(kubectl_ -n disco-system get lease disco-manager.discovery.disco.dev -o jsonpath='{.spec.holderIdentity}')"
+  [ -n "$holder" ] || return 1
+  kubectl_ -n disco-system get pod "${holder%%_*}" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True
 }
 
 webhook_ca_injected() {
