@@ -2,15 +2,16 @@ package engine
 
 import "math"
 
-// Reference rates of the symbolic estimate, measured on 2 cores.
+// Reference rates of the symbolic estimate on a 2-core machine. The
+// measurements behind them are in test/bench/CALIBRATION.md#compute-units.
 const (
-	// symbolicGenerationsPerUnit: the Feynman benchmark's searches that ran
-	// their whole 1,500-generation budget took 14–32 s, about 50–100
-	// generations per second; the estimate takes the slow end.
+	// symbolicGenerationsPerUnit: main-search generations per second, the
+	// slow end of the Feynman benchmark's searches that ran their whole
+	// default budget (test/bench/results/default-budget/ours-e0.json).
 	symbolicGenerationsPerUnit = 60
-	// symbolicCellsPerUnit: loading, checking and evaluating the data on all
-	// rows, about 1.4 s per million cells (1,000 against 100,000 rows of 11
-	// columns, the same law found in the same generations: easy_1000_10 and
+	// symbolicCellsPerUnit: data cells (rows × columns) loaded, checked and
+	// evaluated on all rows per second, from the same law found in the same
+	// generations on 1,000 and on 100,000 rows (easy_1000_10 and
 	// easy_100000_10 in test/bench/results/settle-front-vars/
 	// irrelevant-columns/before.txt).
 	symbolicCellsPerUnit = 500_000

@@ -20,10 +20,10 @@ import (
 // search on the denoised target does. The main search is the symbolic
 // mode's, so the law is chosen on the data by the same rule, constants are
 // fitted on the data rather than on the surrogate, and a decomposition that
-// is wrong costs a seed, not the law. When the combined parts were the law
-// itself, rescaled by a + b·f, this mode recovered 13/50 Feynman laws
-// without noise and 14/50 at 1 %; as seeds, 45/50 and 39/50, level with
-// symbolic mode (test/bench/README.md, "Update 5" and "5d").
+// is wrong costs a seed, not the law. Taken as the law itself, rescaled by
+// a + b·f, the combined parts recovered far fewer Feynman laws than they do
+// as seeds, where this mode is level with symbolic mode
+// (test/bench/CALIBRATION.md#neuro-symbolic-seeds).
 func (r *runner) neuroSymbolicLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, lawFitter, error) {
 	s, err := r.pretrain(ctx, target, y)
 	if err != nil {

@@ -15,9 +15,10 @@ const (
 	// mainSearchGenerations is the main search's generation budget in
 	// symbolic mode when the run sets no epochs. It is a budget, not the
 	// usual length: the exact and settle rules end a search once its law is
-	// found, and in the Feynman benchmark every found law had stopped by
-	// generation 1,200 (test/bench/README.md, "Update 4"). A law not found
-	// costs 14–32 s of search at this budget on 2 cores; counting
+	// found, and the budget lies above the generation by which every law
+	// the Feynman benchmark found had stopped, so it keeps those laws while
+	// bounding the search for a law that is not found
+	// (test/bench/CALIBRATION.md#main-search-generations). Counting
 	// generations rather than seconds keeps the run deterministic for a seed.
 	mainSearchGenerations = 1500
 	// refitGenerations bounds refits (cross-validation, bootstrap), which

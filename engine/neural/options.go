@@ -39,10 +39,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.Epochs = 500
 	}
 	if o.LearningRate <= 0 {
-		// 1e-2 rather than Adam's usual 1e-3: on standardised data the
-		// plateau halving (down to 1/64) settles it, and at the engine's 200
-		// epochs all 100 Feynman benchmark surrogates fit closer, by a median
-		// of 1.55 times (test/bench/README.md "Update 5d").
+		// 1e-2 rather than Adam's usual 1e-3 (Kingma & Ba, 2015): on
+		// standardised data the plateau halving (down to 1/64) settles it,
+		// and at the engine's 200 epochs the Feynman benchmark's surrogates
+		// fit closer with it (test/bench/CALIBRATION.md#learning-rate).
 		o.LearningRate = 1e-2
 	}
 	if o.BatchSize <= 0 {

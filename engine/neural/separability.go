@@ -52,7 +52,8 @@ type Interactions struct {
 // parts, stays within SplitTolerance of itself. A fixed threshold on the
 // strengths alone claimed false splits: strengths are relative to the
 // whole gradient, so a weak but real interaction, such as q·E beside a
-// larger q·B·v·sin θ, fell under it (test/bench/README.md, "Update 5b").
+// larger q·B·v·sin θ, fell under it
+// (test/bench/CALIBRATION.md#split-tolerance).
 // Of the splits that hold, the one with the most groups is claimed,
 // additive before multiplicative when they tie; none holding, the form is
 // "none".

@@ -189,15 +189,14 @@ func (m *Model) SplitTolerance() float64 {
 	return math.Min(splitErrorCeiling, math.Max(splitErrorFloor, splitErrorPerFitError*fitErr))
 }
 
-// Calibration of SplitTolerance on the Feynman benchmark's 100 cases
-// (`enginebench splits` with the default training; test/bench/README.md
-// "Update 5b" and "5d", results/neural-structure/splits-lr.json). Over the
-// split candidates of surrogates trained as the neural mode does, splits
-// that hold rebuild to 0.33–2.10 times the surrogate's fit error (median
-// 0.94), splits that do not to a median of 14 times. The ceiling keeps out
-// a 4.7 % interaction (I.10.7) that a surrogate fitting to 2–3 % cannot
-// tell from its own error; the false splits left are within 3 % of holding
-// on the data (I.48.2, III.4.33, II.24.17).
+// SplitTolerance's constants are calibrated on the split candidates of
+// surrogates trained as the neural mode trains them, on the Feynman
+// benchmark's cases (`enginebench splits`, data in
+// test/bench/results/neural-structure/splits-lr.json, scored by
+// test/bench/peers/split_calibration.py): splits that hold rebuild to about
+// the surrogate's fit error, splits that do not to many times it. The
+// ceiling keeps out weak interactions that a surrogate cannot tell from its
+// own fit error. The figures are in test/bench/CALIBRATION.md#split-tolerance.
 const (
 	splitErrorFloor       = 0.02
 	splitErrorPerFitError = 1.5

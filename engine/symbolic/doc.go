@@ -78,7 +78,8 @@
 // nearest-neighbour pairs of rows, a ratio near 1 for noise and near 0 when
 // a smooth, still explainable part is left. Neighbours are taken over all
 // inputs and over the variables the front uses, and the smaller ratio
-// counts (settle.go has the measurements behind the thresholds).
+// counts (test/bench/CALIBRATION.md#settle-rule has the measurements
+// behind the thresholds).
 //
 // Expressions print in infix with ^ for powers and explicit *, for example
 // "0.0795775*q1*q2/epsilon*r^(-2)", and parse with sympy's parse_expr

@@ -13,17 +13,14 @@ import (
 // not going to change its answer. Exact data stop by the exact rule (see
 // Fit); on noisy data nothing is ever exact, and without this rule every
 // noisy search ran to its time limit while its answer had stopped changing
-// long before. The thresholds come from per-epoch traces of 41 benchmark
-// searches run to a 60 s limit before the rule existed (kept, with the
-// replay, in test/bench/results/settle/traces and
-// test/bench/peers/settle_traces.py). Of the 19 traced with the residual
-// ratio below, the rule kept the final choice of all 10 noisy ones (after
-// 4.1 s of search instead of 29.5 s) and stopped none of the 9 noise-free
-// ones early. The other 22 (1 % noise, ratio not recorded, replayed as if
-// white) kept 16 choices; the 6 it changed were 5 laws missed either way and
-// one right law written differently. On the whole Feynman table at 1 %
-// noise it cut the mean run from 30.9 s to 6.0 s for 37 instead of 38 exact
-// recoveries of 50 (test/bench/README.md, "Update 3").
+// long before. The thresholds come from per-epoch traces of benchmark
+// searches run to their time limit before the rule existed
+// (test/bench/results/settle/traces, replayed by
+// test/bench/peers/settle_traces.py), chosen so that on the traces that
+// record the residual ratio the rule keeps the final choice of every noisy
+// search and stops no noise-free search early. What the replay and the
+// Feynman table measured is recorded in
+// test/bench/CALIBRATION.md#settle-rule.
 //
 // A search has settled when both hold:
 //
@@ -37,9 +34,10 @@ import (
 //     below) are no more alike than residuals of random rows. The statistic is
 //     the von Neumann-style ratio mean((r_i − r_nn(i))²) / (2·var(r)), near
 //     1 for noise and near 0 when the residual is a smooth function of the
-//     inputs, that is, when a better law is still there to be found. In
-//     the traces, noise-free searches whose law had not been found stayed
-//     at 0.05–0.62; at 1 % noise the right laws gave 0.91–1.13.
+//     inputs, that is, when a better law is still there to be found.
+//     settleWhiteness lies between the ratios the traces show for
+//     noise-free searches whose law had not been found and for right laws
+//     on noisy data.
 //
 // The ratio is taken twice, and the smaller counts: over all inputs, and
 // over the variables the running front's models use. Columns that do not
@@ -47,7 +45,8 @@ import (
 // relevant ones, the nearest row in all ten is no nearer in the three than
 // a random row, so a residual that is a smooth function of them looks like
 // noise, and noise-free searches on such data settled on laws they had not
-// found. Over the front's variables alone, a term in a variable the front
+// found (test/bench/results/settle-front-vars/irrelevant-columns). Over the
+// front's variables alone, a term in a variable the front
 // does not use yet would look like noise instead; all inputs catch that
 // when they are few.
 const (
