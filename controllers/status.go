@@ -1,13 +1,18 @@
 // Package controllers holds one reconciler per disco kind, and the policies they apply.
 //
 // Every reconciler follows the same shape (after kubernetes-sigs/jobset and cluster-api):
-// get the object, make sure the finalizer is present before doing anything else, compute the
-// new status, and write it with one deferred status patch; Kubernetes events are recorded
-// only after that write succeeded, so an event never announces a state that was not stored.
+// get the object, compute the new status, and write it with one deferred status patch, which
+// sends nothing when the status did not change; Kubernetes events are recorded only after
+// that write succeeded, so an event never announces a state that was not stored. The kinds
+// that need cleanup when deleted (Tenant, Project, Run, Claim) carry disco's finalizer, and
+// their reconcilers make sure it is present before doing anything else. Campaigns and
+// Datasets are owned by their Project and left to garbage collection; a ClaimPromotion needs
+// no cleanup.
 package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,16 +34,42 @@ func newStatusPatcher(c client.Client, obj client.Object) *statusPatcher {
 	return &statusPatcher{c: c, obj: obj, before: obj.DeepCopyObject().(client.Object)}
 }
 
-// patch writes the status if it changed, with optimistic locking: a CRD merge patch replaces
-// whole lists, so writing a status computed from a stale read could drop conditions another
-// writer (the run executor) just set. A NotFound means the object is gone, which is not an
-// error for a status write.
+// patch writes the changes to the object since it was read as one merge patch of the status
+// subresource, and sends no request when there are none (the diff before the patch of
+// cluster-api's patch helper; issue 16 item 3). The patch is optimistic-locked: a CRD merge
+// patch replaces whole lists, so writing a status computed from a stale read could drop
+// conditions another writer (the run executor) just set. A NotFound means the object is
+// gone, which is not an error for a status write.
 func (p *statusPatcher) patch(ctx context.Context) error {
-	err := p.c.Status().Patch(ctx, p.obj, client.MergeFromWithOptions(p.before, client.MergeFromWithOptimisticLock{}))
+	mergePatch := client.MergeFromWithOptions(p.before, client.MergeFromWithOptimisticLock{})
+	data, err := mergePatch.Data(p.obj)
+	if err != nil {
+		return err
+	}
+	if emptyMergePatch(data) {
+		return nil
+	}
+	err = p.c.Status().Patch(ctx, p.obj, client.RawPatch(mergePatch.Type(), data))
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	return err
+}
+
+// emptyMergePatch reports whether a JSON merge patch (RFC 7386) changes nothing beyond the
+// metadata.resourceVersion that optimistic locking puts in every patch.
+func emptyMergePatch(data []byte) bool {
+	var patch map[string]any
+	if err := json.Unmarshal(data, &patch); err != nil {
+		return false
+	}
+	if metadata, ok := patch["metadata"].(map[string]any); ok {
+		delete(metadata, "resourceVersion")
+		if len(metadata) == 0 {
+			delete(patch, "metadata")
+		}
+	}
+	return len(patch) == 0
 }
 
 // setCondition sets a condition stamped with the object's generation.
