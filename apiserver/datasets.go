@@ -13,6 +13,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -160,7 +161,7 @@ func (s *Server) documentUpload() {
 				Required: []string{"file", "metadata"},
 				Properties: map[string]*huma.Schema{
 					"file":     {Type: "string", Format: "binary", Description: "The dataset file."},
-					"metadata": s.api.OpenAPI().Components.Schemas.Schema(reflectTypeOf[datasetMetadata](), true, "DatasetMetadata"),
+					"metadata": s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[datasetMetadata](), true, "DatasetMetadata"),
 				},
 			},
 			Encoding: map[string]*huma.Encoding{"metadata": {ContentType: "application/json"}},

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -109,5 +108,3 @@ func utcPtr(t *metav1.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -151,7 +152,7 @@ func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthCl
 	}
 	for i, u := range in.Body.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
-			return nil, apierror.Invalid("body.redirect_uris["+itoa(i)+"]", err.Error())
+			return nil, apierror.Invalid("body.redirect_uris["+strconv.Itoa(i)+"]", err.Error())
 		}
 	}
 	public := in.Body.Public == nil || *in.Body.Public

@@ -13,11 +13,13 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/ory/fosite"
 
 	"github.com/discolab/disco/apiserver/apierror"
@@ -125,7 +127,7 @@ type revokeRequestDoc struct {
 // documentFormBody describes a body the handler parses itself (JSON or form).
 func (s *Server) documentFormBody(path string, doc any) {
 	op := s.api.OpenAPI().Paths[path].Post
-	schema := s.api.OpenAPI().Components.Schemas.Schema(reflectTypeOfValue(doc), true, "")
+	schema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(doc), true, "")
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 		"application/json":                  {Schema: schema},
 		"application/x-www-form-urlencoded": {Schema: schema},
@@ -306,7 +308,7 @@ func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamRe
 		return nil, e
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		_, w := humagoUnwrap(hctx)
+		_, w := humago.Unwrap(hctx)
 		s.renderLogin(w, http.StatusOK, r, c, requestedScopes(ar, c), "", "")
 	}}, nil
 }
@@ -326,7 +328,7 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 	}
 	f := s.oauth.Fosite()
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		_, w := humagoUnwrap(hctx)
+		_, w := humago.Unwrap(hctx)
 		if r.PostForm.Get("decision") != "approve" {
 			f.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 			return

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"net/http"
-	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -33,10 +32,3 @@ func rawRequest(ctx context.Context) (http.ResponseWriter, *http.Request) {
 	p := ctx.Value(rawKey{}).(rawPair)
 	return p.w, p.r
 }
-
-func reflectTypeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
-
-func reflectTypeOfValue(v any) reflect.Type { return reflect.TypeOf(v) }
-
-// humagoUnwrap returns the request and writer behind a huma context.
-func humagoUnwrap(ctx huma.Context) (*http.Request, http.ResponseWriter) { return humago.Unwrap(ctx) }

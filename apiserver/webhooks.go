@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -111,7 +112,7 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 	}
 	for i, e := range b.Events {
 		if e != "*" && !webhook.ValidEventType(e) {
-			return nil, apierror.Invalid("body.events["+itoa(i)+"]", "unknown event type "+e+"; known: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted, or *")
+			return nil, apierror.Invalid("body.events["+strconv.Itoa(i)+"]", "unknown event type "+e+"; known: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted, or *")
 		}
 	}
 	if b.ProjectID != "" {

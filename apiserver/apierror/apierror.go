@@ -24,9 +24,6 @@ type ErrorBody struct {
 	DocumentationURL string         `json:"documentation_url" required:"true" doc:"Page describing this error code."`
 }
 
-// Body is the former name of ErrorBody, kept for the packages that use it.
-type Body = ErrorBody
-
 // Error is an error the facade answers with. Its JSON form is the envelope itself, so
 // huma can marshal it and derive the OpenAPI schema from it.
 type Error struct {

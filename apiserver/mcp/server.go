@@ -102,7 +102,7 @@ func errorResult(text string, structured any) *mcpsdk.CallToolResult {
 // the details and the request id.
 func restErrorResult(status int, body []byte) *mcpsdk.CallToolResult {
 	var env struct {
-		Error *apierror.Body `json:"error"`
+		Error *apierror.ErrorBody `json:"error"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil || env.Error == nil || env.Error.Code == "" {
 		text := strings.TrimSpace(string(body))
@@ -120,7 +120,7 @@ func restErrorResult(status int, body []byte) *mcpsdk.CallToolResult {
 // ErrorText renders an API error for a tool result: the code, the message and the
 // constraint that blocked the operation on the first line, then the status, the details
 // (as JSON), the request id and the documentation URL.
-func ErrorText(status int, e *apierror.Body) string {
+func ErrorText(status int, e *apierror.ErrorBody) string {
 	var b strings.Builder
 	b.WriteString(e.Code)
 	b.WriteString(": ")
