@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -40,11 +39,7 @@ func (d *ClaimPromotionDefaulter) Handle(_ context.Context, req admission.Reques
 		return deny(fmt.Sprintf("spec.requestedBy is set from your credentials (%s); leave it out", req.UserInfo.Username))
 	}
 	p.Spec.RequestedBy = req.UserInfo.Username
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	return patched(req, p)
 }
 
 // ClaimPromotionValidator keeps requests honest: the requester is the creating user, and

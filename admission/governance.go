@@ -70,11 +70,7 @@ func (a *GovernanceAttributor) Handle(_ context.Context, req admission.Request) 
 		annotations[discov1.AnnotationGovernanceChangedBy] = want
 	}
 	obj.SetAnnotations(annotations)
-	raw, err := obj.MarshalJSON()
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	return patched(req, obj)
 }
 
 // +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-governance,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=projects;campaigns,verbs=create;update,versions=v1alpha1,name=vgovernance.discovery.disco.dev,admissionReviewVersions=v1

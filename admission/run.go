@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -54,11 +53,7 @@ func (e *RunEstimator) Handle(ctx context.Context, req admission.Request) admiss
 		return admission.Allowed("")
 	}
 	run.Spec.ComputeUnitsEstimated = estimate
-	raw, err := json.Marshal(run)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	return patched(req, run)
 }
 
 // +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-run,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=runs,verbs=create,versions=v1alpha1,name=vrun.discovery.disco.dev,admissionReviewVersions=v1
