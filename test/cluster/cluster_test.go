@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,18 +31,8 @@ import (
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/test/live"
 )
-
-// quadraticCSV is y = 3x² + 1 with a nuisance column z.
-func quadraticCSV(n int) []byte {
-	var b strings.Builder
-	b.WriteString("x,z,y\n")
-	for i := 0; i < n; i++ {
-		x := float64(i%41)/8 + 0.1
-		fmt.Fprintf(&b, "%g,%g,%g\n", x, math.Sin(float64(i)*1.7), 3*x*x+1)
-	}
-	return []byte(b.String())
-}
 
 // The install: every pod Ready, two manager replicas of which one leads, and the facade
 // answering both on 127.0.0.1 and through the kube-apiserver's aggregation layer.
@@ -93,7 +82,7 @@ func TestInstalled(t *testing.T) {
 		t.Errorf("discovery through the aggregation layer: %v %s", err, raw)
 	}
 	a := e.api(t)
-	pid := a.must(201, "POST", "/projects", map[string]any{"name": "installed"})["id"].(string)
+	pid := a.Must(201, "POST", "/projects", map[string]any{"name": "installed"})["id"].(string)
 	raw, err = e.cs.RESTClient().Get().AbsPath("/apis/api.disco.dev/v1/projects/" + pid).DoRaw(ctx)
 	var got map[string]any
 	if err != nil || json.Unmarshal(raw, &got) != nil || got["id"] != pid {
@@ -117,7 +106,7 @@ func watchRun(t *testing.T, e *env, a *api, pid, cid, rid string, submitted time
 	o := &observed{submitted: submitted}
 	ns := e.creds.Namespace
 	var st map[string]any
-	eventually(t, timeout, "run "+rid+" finished", func() bool {
+	live.Eventually(t, timeout, "run "+rid+" finished", func() bool {
 		if o.podRunning.IsZero() {
 			pods := &corev1.PodList{}
 			if err := e.kube.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{discov1.LabelRun: rid}); err == nil {
@@ -130,7 +119,7 @@ func watchRun(t *testing.T, e *env, a *api, pid, cid, rid string, submitted time
 				}
 			}
 		}
-		_, st = a.do("GET", runPath(pid, cid, rid)+"/status", nil)
+		_, st = a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
 		if p, ok := st["pipeline"].(map[string]any); ok {
 			if s, _ := p["current_stage"].(string); s != "" && (len(o.stages) == 0 || o.stages[len(o.stages)-1] != s) {
 				o.stages = append(o.stages, s)
@@ -163,7 +152,7 @@ func checkEnginePod(t *testing.T, e *env, run *discov1.Run) {
 	}
 	// The engine exits just after storing its results: its pod may still be finishing.
 	p := pods.Items[0]
-	eventually(t, time.Minute, "pod "+p.Name+" finished", func() bool {
+	live.Eventually(t, time.Minute, "pod "+p.Name+" finished", func() bool {
 		return e.kube.Get(ctx, client.ObjectKeyFromObject(&p), &p) == nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed)
 	})
 	c := p.Spec.Containers[0]
@@ -198,7 +187,7 @@ func TestRunsInAllModes(t *testing.T) {
 
 	done := phase(t, "project, campaign, upload to dataset ready")
 	pid, cid := a.project("modes", 100000)
-	did := a.dataset(pid, "quadratic", quadraticCSV(240))
+	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
 	done()
 
 	// The first run alone, to time submission to a running engine pod.
@@ -239,15 +228,15 @@ func TestRunsInAllModes(t *testing.T) {
 			}
 			checkEnginePod(t, e, run)
 
-			res := a.must(200, "GET", runPath(pid, cid, rid)+"/results", nil)
+			res := a.Must(200, "GET", runPath(pid, cid, rid)+"/results", nil)
 			n := int(res["claims_count"].(float64))
-			claims := a.must(200, "GET", "/projects/"+pid+"/claims?run_id="+rid+"&limit=100", nil)["data"].([]any)
+			claims := a.Must(200, "GET", "/projects/"+pid+"/claims?run_id="+rid+"&limit=100", nil)["data"].([]any)
 			if n < 1 || len(claims) != n {
 				t.Fatalf("results say %d claims, the claims list has %d", n, len(claims))
 			}
 			for _, c := range claims {
 				cl := c.(map[string]any)
-				led := a.must(200, "GET", "/projects/"+pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
+				led := a.Must(200, "GET", "/projects/"+pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
 				created := 0
 				for _, l := range led {
 					if l.(map[string]any)["event_type"] == "claim_created" {
@@ -348,9 +337,9 @@ func localClaims(t *testing.T, e *env, clusterRun *discov1.Run) []byte {
 	x := &controllers.LocalExecutor{Workers: 1, Exec: &controllers.Execution{Client: fc, Blob: local, ScratchDir: dir,
 		TimeLimit: controllers.DefaultRunTimeLimit}}
 	go func() { _ = x.Start(ctx) }()
-	eventually(t, 10*time.Second, "the local executor started", func() bool { return x.Submit(run) })
+	live.Eventually(t, 10*time.Second, "the local executor started", func() bool { return x.Submit(run) })
 	latest := &discov1.Run{}
-	eventually(t, 10*time.Minute, "the local run's results", func() bool {
+	live.Eventually(t, 10*time.Minute, "the local run's results", func() bool {
 		if err := fc.Get(ctx, client.ObjectKeyFromObject(run), latest); err != nil {
 			t.Fatal(err)
 		}
@@ -372,13 +361,13 @@ func TestCancelRunningRun(t *testing.T) {
 	a := e.api(t)
 	ctx := ctxFor(t)
 	pid, cid := a.project("cancel", 100000)
-	did := a.dataset(pid, "quadratic", quadraticCSV(2000))
+	did := a.dataset(pid, "quadratic", live.QuadraticCSV(2000))
 
 	done := phase(t, "long run: submit to engine pod running")
 	rid := a.submit(pid, cid, did, "neural", map[string]any{"epochs": 100000})
 	name := ids.ToName(rid)
 	ns := e.creds.Namespace
-	eventually(t, 5*time.Minute, "the engine container running", func() bool {
+	live.Eventually(t, 5*time.Minute, "the engine container running", func() bool {
 		pods := &corev1.PodList{}
 		if err := e.kube.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"job-name": name}); err != nil {
 			return false
@@ -392,19 +381,19 @@ func TestCancelRunningRun(t *testing.T) {
 		}
 		return false
 	})
-	eventually(t, time.Minute, "status running", func() bool {
-		_, st := a.do("GET", runPath(pid, cid, rid)+"/status", nil)
+	live.Eventually(t, time.Minute, "status running", func() bool {
+		_, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
 		return st["status"] == "running"
 	})
 	done()
 
 	done = phase(t, "cancel to cancelled, Job and pod gone")
-	a.must(202, "POST", runPath(pid, cid, rid)+"/cancel", nil)
+	a.Must(202, "POST", runPath(pid, cid, rid)+"/cancel", nil)
 	st := a.waitRun(pid, cid, rid, 2*time.Minute)
 	if st["status"] != "cancelled" {
 		t.Fatalf("cancelled run ended %v", st)
 	}
-	eventually(t, 2*time.Minute, "the Job and its pods deleted", func() bool {
+	live.Eventually(t, 2*time.Minute, "the Job and its pods deleted", func() bool {
 		err := e.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &batchv1.Job{})
 		pods := &corev1.PodList{}
 		_ = e.kube.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"job-name": name})
@@ -418,7 +407,7 @@ func TestCancelRunningRun(t *testing.T) {
 		t.Errorf("cancelled run charged %d units", used)
 	}
 	for range 2 {
-		camp := a.must(200, "GET", "/projects/"+pid+"/campaigns/"+cid, nil)
+		camp := a.Must(200, "GET", "/projects/"+pid+"/campaigns/"+cid, nil)
 		if got := int(camp["budget"].(map[string]any)["compute_units_used"].(float64)); got != used {
 			t.Errorf("campaign charged %d units for one cancelled run that used %d", got, used)
 		}
@@ -434,7 +423,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 	ctx := ctxFor(t)
 	ns := e.creds.Namespace
 	pid, cid := a.project("refused", 100000)
-	did := a.dataset(pid, "quadratic", quadraticCSV(240))
+	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
 
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "disco-test-no-jobs", Namespace: ns},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}}}
@@ -451,7 +440,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 		}
 	}
 	defer remove()
-	eventually(t, time.Minute, "the quota controller to count the quota", func() bool {
+	live.Eventually(t, time.Minute, "the quota controller to count the quota", func() bool {
 		q := &corev1.ResourceQuota{}
 		return e.kube.Get(ctx, client.ObjectKeyFromObject(quota), q) == nil && q.Status.Hard != nil
 	})
@@ -460,7 +449,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 	rid := a.submit(pid, cid, did, "symbolic", nil)
 	run := &discov1.Run{}
 	var cond *metav1.Condition
-	eventually(t, 2*time.Minute, "the Run's Admitted condition to name the quota", func() bool {
+	live.Eventually(t, 2*time.Minute, "the Run's Admitted condition to name the quota", func() bool {
 		if err := e.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: ids.ToName(rid)}, run); err != nil {
 			return false
 		}
@@ -472,7 +461,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 	if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "exceeded quota") {
 		t.Errorf("condition %+v", cond)
 	}
-	if _, st := a.do("GET", runPath(pid, cid, rid)+"/status", nil); st["status"] != "queued" {
+	if _, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil); st["status"] != "queued" {
 		t.Errorf("a run whose Job is refused is %v, want queued", st["status"])
 	}
 

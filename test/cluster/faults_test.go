@@ -21,6 +21,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/test/live"
 )
 
 // longRun is a run that takes tens of seconds on this node: time to break something under it.
@@ -37,9 +38,9 @@ func startLongRun(t *testing.T, e *env, a *api, name string) longRun {
 	ctx := ctxFor(t)
 	var r longRun
 	r.pid, r.cid = a.project(name, 100000)
-	did := a.dataset(r.pid, "quadratic", quadraticCSV(2000))
+	did := a.dataset(r.pid, "quadratic", live.QuadraticCSV(2000))
 	r.rid = a.submit(r.pid, r.cid, did, "neural", map[string]any{"epochs": 5000})
-	eventually(t, 5*time.Minute, "the engine container of "+r.rid+" running", func() bool {
+	live.Eventually(t, 5*time.Minute, "the engine container of "+r.rid+" running", func() bool {
 		pods := &corev1.PodList{}
 		if err := e.kube.List(ctx, pods, client.InNamespace(e.creds.Namespace), client.MatchingLabels{discov1.LabelRun: r.rid}); err != nil {
 			return false
@@ -53,8 +54,8 @@ func startLongRun(t *testing.T, e *env, a *api, name string) longRun {
 		}
 		return r.pod != ""
 	})
-	eventually(t, time.Minute, "the engine past data validation", func() bool {
-		_, st := a.do("GET", runPath(r.pid, r.cid, r.rid)+"/status", nil)
+	live.Eventually(t, time.Minute, "the engine past data validation", func() bool {
+		_, st := a.Do("GET", runPath(r.pid, r.cid, r.rid)+"/status", nil)
 		p, _ := st["pipeline"].(map[string]any)
 		s, _ := p["current_stage"].(string)
 		return st["status"] == "running" && s != "" && s != "data_validation"
@@ -66,9 +67,9 @@ func startLongRun(t *testing.T, e *env, a *api, name string) longRun {
 // claim_created ledger entry; and its campaign is charged what the run used, once.
 func claimsOnce(t *testing.T, a *api, r longRun) {
 	t.Helper()
-	res := a.must(200, "GET", runPath(r.pid, r.cid, r.rid)+"/results", nil)
+	res := a.Must(200, "GET", runPath(r.pid, r.cid, r.rid)+"/results", nil)
 	n := int(res["claims_count"].(float64))
-	claims := a.must(200, "GET", "/projects/"+r.pid+"/claims?run_id="+r.rid+"&limit=100", nil)["data"].([]any)
+	claims := a.Must(200, "GET", "/projects/"+r.pid+"/claims?run_id="+r.rid+"&limit=100", nil)["data"].([]any)
 	seen := map[string]bool{}
 	for _, c := range claims {
 		cl := c.(map[string]any)
@@ -77,7 +78,7 @@ func claimsOnce(t *testing.T, a *api, r longRun) {
 			t.Errorf("claim %q written twice", key)
 		}
 		seen[key] = true
-		led := a.must(200, "GET", "/projects/"+r.pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
+		led := a.Must(200, "GET", "/projects/"+r.pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
 		created := 0
 		for _, l := range led {
 			if l.(map[string]any)["event_type"] == "claim_created" {
@@ -94,7 +95,7 @@ func claimsOnce(t *testing.T, a *api, r longRun) {
 	// The campaign folds its runs' usage in asynchronously: it reaches the run's and stays.
 	used := int(res["compute_units_used"].(float64))
 	charged := func() int {
-		camp := a.must(200, "GET", "/projects/"+r.pid+"/campaigns/"+r.cid, nil)
+		camp := a.Must(200, "GET", "/projects/"+r.pid+"/campaigns/"+r.cid, nil)
 		return int(camp["budget"].(map[string]any)["compute_units_used"].(float64))
 	}
 	got := 0
@@ -162,7 +163,7 @@ func leader(t *testing.T, e *env) string {
 // waitManagers waits until both manager replicas are Ready again.
 func waitManagers(t *testing.T, e *env) {
 	t.Helper()
-	eventually(t, 5*time.Minute, "2 Ready manager replicas", func() bool {
+	live.Eventually(t, 5*time.Minute, "2 Ready manager replicas", func() bool {
 		d := &appsv1.Deployment{}
 		return e.kube.Get(ctxFor(t), client.ObjectKey{Namespace: "disco-system", Name: "disco-manager"}, d) == nil &&
 			d.Status.ReadyReplicas == 2 && d.Status.UpdatedReplicas == 2 && d.Status.Replicas == 2
@@ -190,7 +191,7 @@ func TestLeaderDeleted(t *testing.T) {
 	if err := e.kube.Delete(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Minute, "another manager leading", func() bool {
+	live.Eventually(t, 3*time.Minute, "another manager leading", func() bool {
 		l := leader(t, e)
 		return l != "" && l != old
 	})
@@ -250,7 +251,7 @@ func TestKubeletRestarted(t *testing.T) {
 	}
 	claimsOnce(t, a, r)
 	node := &corev1.Node{}
-	eventually(t, 2*time.Minute, "the node Ready", func() bool {
+	live.Eventually(t, 2*time.Minute, "the node Ready", func() bool {
 		if e.kube.Get(ctx, client.ObjectKey{Name: "disco-node"}, node) != nil {
 			return false
 		}
@@ -289,7 +290,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		}
 	})
 	pid, cid := a.project("concurrency", 100000)
-	did := a.dataset(pid, "quadratic", quadraticCSV(240))
+	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
 
 	done := phase(t, "3x the limit submitted to all completed")
 	var rids []string
@@ -308,7 +309,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 	most := 0
 	finished := map[string]bool{}
-	eventually(t, 10*time.Minute, "every run finished", func() bool {
+	live.Eventually(t, 10*time.Minute, "every run finished", func() bool {
 		pods := &corev1.PodList{}
 		if err := e.kube.List(ctx, pods, client.InNamespace(e.creds.Namespace), client.HasLabels{discov1.LabelRun}); err == nil {
 			n := 0
@@ -321,7 +322,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		}
 		for _, rid := range rids {
 			if !finished[rid] {
-				_, st := a.do("GET", runPath(pid, cid, rid)+"/status", nil)
+				_, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
 				if s, _ := st["status"].(string); s == "completed" || s == "failed" || s == "cancelled" {
 					finished[rid] = true
 					if s != "completed" {

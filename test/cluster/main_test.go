@@ -12,16 +12,12 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/test/live"
 )
 
 // credentials is .cluster/credentials.json, written by hack/cluster.sh.
@@ -181,90 +178,30 @@ func TestMain(m *testing.M) {
 
 // --- the REST API -------------------------------------------------------------------------
 
-type api struct {
-	t    *testing.T
-	base string
-	key  string
-	hc   *http.Client
-}
+// api is the facade's REST API with the cluster's admin key.
+type api struct{ *live.Client }
 
 func (e *env) api(t *testing.T) *api {
-	return &api{t: t, base: e.creds.BaseURL, key: e.creds.APIKey, hc: &http.Client{Timeout: 60 * time.Second}}
-}
-
-func (a *api) do(method, path string, body any) (int, map[string]any) {
-	a.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, a.base+path, rd)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return a.send(req)
-}
-
-func (a *api) send(req *http.Request) (int, map[string]any) {
-	a.t.Helper()
-	req.Header.Set("Authorization", "Bearer "+a.key)
-	res, err := a.hc.Do(req)
-	if err != nil {
-		a.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
-	}
-	defer res.Body.Close()
-	out := map[string]any{}
-	_ = json.NewDecoder(io.LimitReader(res.Body, 16<<20)).Decode(&out)
-	return res.StatusCode, out
-}
-
-func (a *api) must(want int, method, path string, body any) map[string]any {
-	a.t.Helper()
-	code, out := a.do(method, path, body)
-	if code != want {
-		a.t.Fatalf("%s %s = %d, want %d: %v", method, path, code, want, out)
-	}
-	return out
-}
-
-func (a *api) upload(projectID, name string, csv []byte) map[string]any {
-	a.t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	f, _ := w.CreateFormFile("file", name+".csv")
-	_, _ = f.Write(csv)
-	_ = w.WriteField("metadata", fmt.Sprintf(`{"name": %q, "format": "csv"}`, name))
-	_ = w.Close()
-	req, _ := http.NewRequest("POST", a.base+"/projects/"+projectID+"/datasets", &buf)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	code, out := a.send(req)
-	if code != http.StatusCreated {
-		a.t.Fatalf("upload = %d: %v", code, out)
-	}
-	return out
+	return &api{&live.Client{T: t, Base: e.creds.BaseURL, Key: e.creds.APIKey, HTTP: &http.Client{Timeout: 60 * time.Second}}}
 }
 
 // project makes a project and a campaign with the given compute budget.
 func (a *api) project(name string, units int) (pid, cid string) {
-	a.t.Helper()
-	pid = a.must(201, "POST", "/projects", map[string]any{"name": name})["id"].(string)
-	cid = a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": name,
+	a.T.Helper()
+	pid = a.Must(201, "POST", "/projects", map[string]any{"name": name})["id"].(string)
+	cid = a.Must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": name,
 		"budget": map[string]any{"compute_units": units, "max_runs": 50}})["id"].(string)
 	return pid, cid
 }
 
 // dataset uploads csv and waits until it is profiled.
 func (a *api) dataset(pid, name string, csv []byte) string {
-	a.t.Helper()
-	did := a.upload(pid, name, csv)["id"].(string)
-	eventually(a.t, 2*time.Minute, "dataset "+did+" ready", func() bool {
-		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
+	a.T.Helper()
+	did := a.Upload(pid, name, csv)["id"].(string)
+	live.Eventually(a.T, 2*time.Minute, "dataset "+did+" ready", func() bool {
+		_, out := a.Do("GET", "/projects/"+pid+"/datasets/"+did, nil)
 		if out["status"] == "failed" {
-			a.t.Fatalf("dataset failed: %v", out)
+			a.T.Fatalf("dataset failed: %v", out)
 		}
 		return out["status"] == "ready"
 	})
@@ -272,14 +209,14 @@ func (a *api) dataset(pid, name string, csv []byte) string {
 }
 
 func (a *api) submit(pid, cid, did, mode string, params map[string]any) string {
-	a.t.Helper()
+	a.T.Helper()
 	if params == nil {
 		params = map[string]any{}
 	}
 	if _, ok := params["target_variables"]; !ok {
 		params["target_variables"] = []string{"y"}
 	}
-	run := a.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": mode, "dataset_id": did, "parameters": params})
+	run := a.Must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": mode, "dataset_id": did, "parameters": params})
 	return run["id"].(string)
 }
 
@@ -289,39 +226,18 @@ func runPath(pid, cid, rid string) string {
 
 // waitRun waits for the run to finish and returns its last status object.
 func (a *api) waitRun(pid, cid, rid string, timeout time.Duration) map[string]any {
-	a.t.Helper()
+	a.T.Helper()
 	var st map[string]any
-	eventually(a.t, timeout, "run "+rid+" finished", func() bool {
-		_, st = a.do("GET", runPath(pid, cid, rid)+"/status", nil)
+	live.Eventually(a.T, timeout, "run "+rid+" finished", func() bool {
+		_, st = a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
 		s, _ := st["status"].(string)
 		return s == "completed" || s == "failed" || s == "cancelled"
 	})
 	return st
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s", timeout, what)
-}
-
 func ctxFor(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
