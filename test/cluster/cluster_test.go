@@ -16,7 +16,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -67,12 +66,8 @@ func TestInstalled(t *testing.T) {
 			t.Errorf("deployment %s: %d Ready replicas, want %d", name, d.Status.ReadyReplicas, want)
 		}
 	}
-	lease := &coordinationv1.Lease{}
-	if err := e.kube.Get(ctx, client.ObjectKey{Namespace: "disco-system", Name: "disco-manager.discovery.disco.dev"}, lease); err != nil {
-		t.Fatalf("leader lease: %v", err)
-	}
-	if lease.Spec.HolderIdentity == nil || !strings.HasPrefix(*lease.Spec.HolderIdentity, "disco-manager-") {
-		t.Errorf("leader lease held by %v, want a manager pod", lease.Spec.HolderIdentity)
+	if l := leader(t, e); !strings.HasPrefix(l, "disco-manager-") {
+		t.Errorf("leader lease held by %q, want a manager pod", l)
 	}
 	done()
 
@@ -125,8 +120,7 @@ func watchRun(t *testing.T, e *env, a *api, pid, cid, rid string, submitted time
 				o.stages = append(o.stages, s)
 			}
 		}
-		s, _ := st["status"].(string)
-		return s == "completed" || s == "failed" || s == "cancelled"
+		return ended(st)
 	})
 	return st, o
 }
@@ -222,6 +216,7 @@ func TestRunsInAllModes(t *testing.T) {
 	for _, mode := range []string{"symbolic", "neural", "neuro_symbolic", "causal"} {
 		rid := runs[mode]
 		t.Run(mode, func(t *testing.T) {
+			a := e.api(t)
 			run := &discov1.Run{}
 			if err := e.kube.Get(ctx, client.ObjectKey{Namespace: e.creds.Namespace, Name: ids.ToName(rid)}, run); err != nil {
 				t.Fatal(err)
@@ -234,19 +229,7 @@ func TestRunsInAllModes(t *testing.T) {
 			if n < 1 || len(claims) != n {
 				t.Fatalf("results say %d claims, the claims list has %d", n, len(claims))
 			}
-			for _, c := range claims {
-				cl := c.(map[string]any)
-				led := a.Must(200, "GET", "/projects/"+pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
-				created := 0
-				for _, l := range led {
-					if l.(map[string]any)["event_type"] == "claim_created" {
-						created++
-					}
-				}
-				if created != 1 {
-					t.Errorf("claim %s has %d claim_created ledger entries, want 1", cl["id"], created)
-				}
-			}
+			claimsLedgeredOnce(t, a, pid, claims)
 
 			done := phase(t, mode+" run again under the local executor")
 			local := localClaims(t, e, run)

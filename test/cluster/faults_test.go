@@ -78,17 +78,8 @@ func claimsOnce(t *testing.T, a *api, r longRun) {
 			t.Errorf("claim %q written twice", key)
 		}
 		seen[key] = true
-		led := a.Must(200, "GET", "/projects/"+r.pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
-		created := 0
-		for _, l := range led {
-			if l.(map[string]any)["event_type"] == "claim_created" {
-				created++
-			}
-		}
-		if created != 1 {
-			t.Errorf("claim %s: %d claim_created ledger entries", cl["id"], created)
-		}
 	}
+	claimsLedgeredOnce(t, a, r.pid, claims)
 	if n < 1 || len(claims) != n {
 		t.Errorf("results count %d claims, the list has %d", n, len(claims))
 	}
@@ -323,9 +314,9 @@ func TestConcurrencyLimit(t *testing.T) {
 		for _, rid := range rids {
 			if !finished[rid] {
 				_, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
-				if s, _ := st["status"].(string); s == "completed" || s == "failed" || s == "cancelled" {
+				if ended(st) {
 					finished[rid] = true
-					if s != "completed" {
+					if st["status"] != "completed" {
 						t.Errorf("run %s ended %v", rid, st)
 					}
 				}

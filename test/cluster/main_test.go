@@ -230,10 +230,34 @@ func (a *api) waitRun(pid, cid, rid string, timeout time.Duration) map[string]an
 	var st map[string]any
 	live.Eventually(a.T, timeout, "run "+rid+" finished", func() bool {
 		_, st = a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
-		s, _ := st["status"].(string)
-		return s == "completed" || s == "failed" || s == "cancelled"
+		return ended(st)
 	})
 	return st
+}
+
+// ended: the run status object st is final.
+func ended(st map[string]any) bool {
+	s, _ := st["status"].(string)
+	return s == "completed" || s == "failed" || s == "cancelled"
+}
+
+// claimsLedgeredOnce: each of the claims (a claims list's data) has exactly one
+// claim_created entry in its project's ledger.
+func claimsLedgeredOnce(t *testing.T, a *api, pid string, claims []any) {
+	t.Helper()
+	for _, c := range claims {
+		cl := c.(map[string]any)
+		led := a.Must(200, "GET", "/projects/"+pid+"/ledger?claim_id="+cl["id"].(string)+"&limit=100", nil)["data"].([]any)
+		created := 0
+		for _, l := range led {
+			if l.(map[string]any)["event_type"] == "claim_created" {
+				created++
+			}
+		}
+		if created != 1 {
+			t.Errorf("claim %s has %d claim_created ledger entries, want 1", cl["id"], created)
+		}
+	}
 }
 
 func ctxFor(t *testing.T) context.Context {
