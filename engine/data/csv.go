@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,9 +24,10 @@ func readCSV(r io.ReaderAt, size int64) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
+	types := columnTypes(guesses)
 	frame := &Frame{Columns: make([]Column, len(header)), Rows: rows}
 	for j, name := range header {
-		c := Column{Name: name, DType: guesses[j].dtype()}
+		c := Column{Name: name, DType: types[j]}
 		if c.DType == String {
 			c.Strings = make([]string, 0, rows)
 		} else {
@@ -35,7 +35,13 @@ func readCSV(r io.ReaderAt, size int64) (*Frame, error) {
 		}
 		frame.Columns[j] = c
 	}
-	if err := fillCSV(r, size, delim, frame); err != nil {
+	err = csvRows(r, size, delim, types, csvLimits{})(func(row []cell) error {
+		for j := range row {
+			row[j].appendTo(&frame.Columns[j])
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return frame, nil
@@ -163,41 +169,49 @@ func scanCSV(r io.ReaderAt, size int64, delim rune, lim csvLimits) ([]string, []
 	return header, guesses, rows, nil
 }
 
-// fillCSV is the second pass: it appends every cell to its typed column.
-// The first pass has already vetted the structure and the types.
-func fillCSV(r io.ReaderAt, size int64, delim rune, frame *Frame) error {
-	p := newCSVPass(r, size, delim, csvLimits{})
-	if record, err := p.read(); err != nil { // header, already checked
-		return csvError(err, 0, len(record))
+// columnTypes is the type of each column, from the first pass's guesses.
+func columnTypes(guesses []typeGuess) []DType {
+	types := make([]DType, len(guesses))
+	for j := range guesses {
+		types[j] = guesses[j].dtype()
 	}
-	for {
-		record, err := p.read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvError(err, len(frame.Columns), len(record))
-		}
-		for j, cell := range record {
-			appendCell(&frame.Columns[j], strings.TrimSpace(cell))
-		}
-	}
+	return types
 }
 
-// appendCell parses one cell into c; the cell is known to fit c.DType.
-func appendCell(c *Column, cell string) {
-	switch {
-	case isNullToken(cell):
-		c.Nulls++
-		if c.DType == String {
-			c.Strings = append(c.Strings, "")
-		} else {
-			c.Values = append(c.Values, math.NaN())
+// csvRows is a rowSource over delimited text whose column types are known:
+// each pass after the first, which has already vetted the structure and the
+// types, parses every cell by its column's type.
+func csvRows(r io.ReaderAt, size int64, delim rune, types []DType, lim csvLimits) rowSource {
+	return func(each func(row []cell) error) error {
+		p := newCSVPass(r, size, delim, lim)
+		if record, err := p.read(); err != nil { // header, already checked
+			return csvError(err, 0, len(record))
 		}
-	case c.DType == String:
-		c.Strings = append(c.Strings, cell)
-	default:
-		c.Values = append(c.Values, cellValue(c.DType, cell))
+		row := make([]cell, len(types))
+		for {
+			record, err := p.read()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return csvError(err, len(types), len(record))
+			}
+			for j, raw := range record {
+				s := strings.TrimSpace(raw)
+				x := &row[j]
+				x.null = isNullToken(s)
+				switch {
+				case x.null:
+				case types[j] == String:
+					x.text = s
+				default:
+					x.num = cellValue(types[j], s)
+				}
+			}
+			if err := each(row); err != nil {
+				return err
+			}
+		}
 	}
 }
 

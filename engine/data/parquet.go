@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -211,30 +210,12 @@ func readBatches[T any](read func([]T) (int, error), buf []T, each func(T) error
 	}
 }
 
-// appendParquetValue appends one value; it copies byte arrays because the
-// page they point into is released after reading.
+// appendParquetValue appends one value, converted by parquetCell.
 func appendParquetValue(col *Column, conv converter, v parquet.Value) error {
-	if conv.dtype == String {
-		if v.IsNull() || len(v.ByteArray()) == 0 {
-			col.Strings = append(col.Strings, "")
-			col.Nulls++
-			return nil
-		}
-		b := v.ByteArray()
-		if !utf8.Valid(b) {
-			return &ValidationError{Code: CodeDatasetUnreadable, Column: col.Name, Row: len(col.Strings) + 1,
-				Message: fmt.Sprintf("column %q holds bytes that are not UTF-8 text at row %d; store text as UTF-8", col.Name, len(col.Strings)+1)}
-		}
-		col.Strings = append(col.Strings, string(b))
-		return nil
+	var x cell
+	if err := parquetCell(&x, conv, v, col.Name, int64(col.Len()+1)); err != nil {
+		return err
 	}
-	x := math.NaN()
-	if !v.IsNull() {
-		x = conv.num(v)
-	}
-	if math.IsNaN(x) {
-		col.Nulls++
-	}
-	col.Values = append(col.Values, x)
+	x.appendTo(col)
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
@@ -109,6 +108,23 @@ type cell struct {
 	null bool
 	num  float64 // numeric columns
 	text string  // string columns
+}
+
+// appendTo appends x to c, a column of x's type; a null is "" or NaN.
+func (x *cell) appendTo(c *Column) {
+	if x.null {
+		c.Nulls++
+	}
+	switch {
+	case c.DType == String && x.null:
+		c.Strings = append(c.Strings, "")
+	case c.DType == String:
+		c.Strings = append(c.Strings, x.text)
+	case x.null:
+		c.Values = append(c.Values, math.NaN())
+	default:
+		c.Values = append(c.Values, x.num)
+	}
 }
 
 // rowSource makes one pass over a file, handing each row to each; the row
@@ -223,53 +239,19 @@ func profileText(r io.ReaderAt, size int64) (Profile, error) {
 	}
 	// The first pass counted the non-null cells, so whether they fit
 	// exactCellBudget is known before any is kept.
+	types := columnTypes(guesses)
 	numeric := 0
 	for j := range guesses {
-		if guesses[j].dtype() != String {
+		if types[j] != String {
 			numeric += guesses[j].nonNull
 		}
 	}
 	exact := numeric <= exactCellBudget
 	cols := make([]columnStats, len(header))
 	for j, name := range header {
-		cols[j] = newColumnStats(name, guesses[j].dtype(), exact, guesses[j].nonNull)
+		cols[j] = newColumnStats(name, types[j], exact, guesses[j].nonNull)
 	}
-	return profileRows(rows, cols, exact, csvRows(r, size, delim, cols))
-}
-
-// csvRows is a rowSource over delimited text whose column types are known.
-func csvRows(r io.ReaderAt, size int64, delim rune, cols []columnStats) rowSource {
-	return func(each func(row []cell) error) error {
-		p := newCSVPass(r, size, delim, profileLimits)
-		if record, err := p.read(); err != nil { // header, already checked
-			return csvError(err, 0, len(record))
-		}
-		row := make([]cell, len(cols))
-		for {
-			record, err := p.read()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return csvError(err, len(cols), len(record))
-			}
-			for j, raw := range record {
-				s := strings.TrimSpace(raw)
-				x := &row[j]
-				x.null = isNullToken(s)
-				switch {
-				case x.null:
-				case cols[j].dtype == String:
-					x.text = s
-				default:
-					x.num = cellValue(cols[j].dtype, s)
-				}
-			}
-			if err := each(row); err != nil {
-				return err
-			}
-		}
-	}
+	return profileRows(rows, cols, exact, csvRows(r, size, delim, types, profileLimits))
 }
 
 // openParquet opens a Parquet file for profiling, refusing metadata larger
@@ -372,8 +354,9 @@ func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowS
 	}
 }
 
-// parquetCell converts one value as readParquetColumn does: an empty byte
-// array and a NaN are nulls, and text must be UTF-8.
+// parquetCell converts one Parquet value of row (1-based) of a column: an
+// empty byte array and a NaN are nulls, and text must be UTF-8. Text is
+// copied, because the page it points into is released after reading.
 func parquetCell(x *cell, conv converter, v parquet.Value, column string, row int64) error {
 	if conv.dtype == String {
 		b := v.ByteArray()
