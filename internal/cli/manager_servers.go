@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,33 +11,18 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// opsServer serves the manager's metrics or probes on addr with every timeout set: they
-// are small GETs, so the whole request gets ReadTimeout, and a client that stalls a body
-// is cut off (issue 17, item 5; controller-runtime's own servers set no body timeout).
-type opsServer struct {
-	addr    string
-	handler http.Handler
-}
-
-func (s *opsServer) NeedLeaderElection() bool { return false }
-
-func (s *opsServer) Start(ctx context.Context) error {
-	l, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		return err
+// opsServer serves the manager's metrics or probes on addr, as a manager runnable on every
+// replica, with every timeout set: they are small GETs, so the whole request gets
+// ReadTimeout, and a client that stalls a body is cut off (issue 17, item 5;
+// controller-runtime's own servers set no body timeout).
+func opsServer(name, addr string, handler http.Handler) *manager.Server {
+	shutdown := 5 * time.Second
+	return &manager.Server{
+		Name: name,
+		Server: &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10},
+		ShutdownTimeout: &shutdown,
 	}
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 // addOpsServers serves Prometheus metrics (controller-runtime's registry) and /healthz and
@@ -50,12 +32,12 @@ func addOpsServers(mgr ctrl.Manager, metricsAddr, probeAddr string, ready map[st
 	if metricsAddr != "" && metricsAddr != "0" {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
-		if err := mgr.Add(&opsServer{addr: metricsAddr, handler: mux}); err != nil {
+		if err := mgr.Add(opsServer("metrics", metricsAddr, mux)); err != nil {
 			return err
 		}
 	}
 	if probeAddr != "" && probeAddr != "0" {
-		if err := mgr.Add(&opsServer{addr: probeAddr, handler: probeMux(ready)}); err != nil {
+		if err := mgr.Add(opsServer("health probe", probeAddr, probeMux(ready))); err != nil {
 			return err
 		}
 	}
@@ -76,5 +58,3 @@ func probeMux(ready map[string]healthz.Checker) http.Handler {
 	}
 	return mux
 }
-
-var _ manager.LeaderElectionRunnable = (*opsServer)(nil)

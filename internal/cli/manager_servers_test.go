@@ -23,7 +23,7 @@ func TestOpsServerCutsOffStalledBodies(t *testing.T) {
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go (&opsServer{addr: addr, handler: probeMux(map[string]healthz.Checker{"ping": healthz.Ping})}).Start(ctx)
+	go opsServer("health probe", addr, probeMux(map[string]healthz.Checker{"ping": healthz.Ping})).Start(ctx)
 
 	var conn net.Conn
 	for range 50 {
