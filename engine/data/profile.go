@@ -141,18 +141,18 @@ func (c *columnStats) profile() ColumnProfile {
 	return cp
 }
 
-// fences sets Tukey's fences from the quartiles of the finite values,
-// exact or estimated from the histogram.
+// fences sets Tukey's fences from the quartiles of the finite values:
+// gonum's over the kept values, or estimated from the histogram.
 func (c *columnStats) fences() {
-	var at func(k int) float64
+	var q1, q3 float64
 	if c.exact {
 		slices.Sort(c.finite)
-		at = func(k int) float64 { return c.finite[k] }
+		q1 = stat.Quantile(0.25, stat.LinInterp, c.finite, nil)
+		q3 = stat.Quantile(0.75, stat.LinInterp, c.finite, nil)
 	} else {
-		at = c.hist.orderStat
+		q1 = linInterpQuantile(0.25, c.n, c.hist.orderStat)
+		q3 = linInterpQuantile(0.75, c.n, c.hist.orderStat)
 	}
-	q1 := linInterpQuantile(0.25, c.n, at)
-	q3 := linInterpQuantile(0.75, c.n, at)
 	c.lo, c.hi = q1-1.5*(q3-q1), q3+1.5*(q3-q1)
 }
 
@@ -166,14 +166,12 @@ func (c *columnStats) countOutlier(v float64) {
 
 // linInterpQuantile is gonum's stat.Quantile(p, stat.LinInterp, x, nil)
 // for n sorted values x[k] = at(k), with the same arithmetic, so it can run
-// over order statistics that are not held in a slice.
+// over order statistics that are not held in a slice (gonum's takes only a
+// slice).
 func linInterpQuantile(p float64, n int, at func(k int) float64) float64 {
 	fidx := p * float64(n)
 	// The first index i with i+1 >= fidx.
 	i := max(int(math.Ceil(fidx))-1, 0)
-	for i > 0 && float64(i) >= fidx {
-		i--
-	}
 	if i == 0 {
 		return at(0)
 	}

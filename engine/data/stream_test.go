@@ -170,7 +170,7 @@ func TestLinInterpQuantileIsGonums(t *testing.T) {
 			x[i] = rng.NormFloat64()
 		}
 		slices.Sort(x)
-		for _, p := range []float64{0, 0.25, 0.5, 0.75, 1, 1.0 / 3} {
+		for _, p := range []float64{0, 0.25, 0.5, 0.75, 1, 1.0 / 3, rng.Float64()} {
 			if got, want := linInterpQuantile(p, n, func(k int) float64 { return x[k] }), stat.Quantile(p, stat.LinInterp, x, nil); got != want {
 				t.Fatalf("n=%d p=%v: %v, gonum %v", n, p, got, want)
 			}
