@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/internal/ledger"
@@ -79,11 +78,7 @@ It prints {"api_key": ..., "tenant_id": ..., "namespace": ...} on stdout.`,
 			}
 			setupLogging(cmd.ErrOrStderr(), false)
 			ctx := cmd.Context()
-			scheme, cfg, err := clusterClient()
-			if err != nil {
-				return err
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme})
+			c, err := directClient()
 			if err != nil {
 				return err
 			}

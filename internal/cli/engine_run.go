@@ -37,11 +37,7 @@ func newEngineRunCommand() *cobra.Command {
 				return errors.New("--namespace, --run and --blob-url are required")
 			}
 			ctx := cmd.Context()
-			scheme, cfg, err := clusterClient()
-			if err != nil {
-				return err
-			}
-			c, err := client.New(cfg, client.Options{Scheme: scheme})
+			c, err := directClient()
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
@@ -39,6 +40,16 @@ func clusterClient() (*runtime.Scheme, *rest.Config, error) {
 		return nil, nil, fmt.Errorf("find the cluster: %w", err)
 	}
 	return scheme, cfg, nil
+}
+
+// directClient is an uncached client of the cluster clusterClient finds, for commands that
+// run once rather than a manager.
+func directClient() (client.Client, error) {
+	scheme, cfg, err := clusterClient()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
 }
 
 // backends are the stores every role shares: SQL, blobs and the ledger.
