@@ -92,7 +92,7 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	requestHeader, err := o.agg.requestHeader(ctx, cfg, o.tlsCert != "")
+	requestHeader, err := o.agg.requestHeader(ctx, mgr.GetAPIReader(), o.tlsCert != "")
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,7 +47,8 @@ func (a *aggregationOptions) addFlags(f *pflag.FlagSet) {
 // requestHeader returns how to recognise the front proxy, or nil when the facade serves no
 // TLS (the proxy cannot reach it then). A CA file that cannot be read fails; without one,
 // an unreadable ConfigMap leaves the aggregated path to Bearer credentials, with a warning.
-func (a *aggregationOptions) requestHeader(ctx context.Context, cfg *rest.Config, tlsOn bool) (*apiserver.RequestHeaderAuth, error) {
+// The ConfigMap is read with r, an uncached reader (the manager's API reader).
+func (a *aggregationOptions) requestHeader(ctx context.Context, r client.Reader, tlsOn bool) (*apiserver.RequestHeaderAuth, error) {
 	if a.requestCAFile != "" {
 		pem, err := os.ReadFile(a.requestCAFile)
 		if err != nil {
@@ -64,12 +64,8 @@ func (a *aggregationOptions) requestHeader(ctx context.Context, cfg *rest.Config
 		return nil, nil
 	}
 	log := ctrl.Log.WithName("apiserver")
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return nil, err
-	}
 	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: authConfigMapNamespace, Name: authConfigMapName}, cm); err != nil {
+	if err := r.Get(ctx, client.ObjectKey{Namespace: authConfigMapNamespace, Name: authConfigMapName}, cm); err != nil {
 		log.Error(err, "cannot read the front proxy's CA: /apis/api.disco.dev/v1 accepts only Bearer credentials",
 			"configmap", authConfigMapNamespace+"/"+authConfigMapName)
 		return nil, nil

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/discolab/disco/apiserver"
@@ -185,5 +186,36 @@ func TestFacadeServersAskForTheProxyCertificate(t *testing.T) {
 	}
 	if n := get("http://"+addr[0]+"/v1/", nil); n != -1 {
 		t.Errorf("--listen: handler saw TLS")
+	}
+}
+
+// With TLS and no CA file, the facade reads the front proxy's settings from the cluster's
+// ConfigMap; --requestheader-allowed-names overrides its names; without the ConfigMap, or
+// without TLS, there is no front proxy to trust.
+func TestRequestHeaderFromTheCluster(t *testing.T) {
+	ctx := context.Background()
+	_, _, caPEM := issue(t, "front-proxy-ca", nil, nil, x509.ExtKeyUsageAny)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: authConfigMapNamespace, Name: authConfigMapName},
+		Data: map[string]string{
+			"requestheader-client-ca-file": string(caPEM),
+			"requestheader-allowed-names":  `["front-proxy-client"]`,
+		},
+	}
+	withCM := fake.NewClientBuilder().WithObjects(cm).Build()
+
+	rh, err := (&aggregationOptions{}).requestHeader(ctx, withCM, true)
+	if err != nil || rh == nil || !slices.Equal(rh.AllowedNames, []string{"front-proxy-client"}) {
+		t.Fatalf("from the ConfigMap: %+v, %v", rh, err)
+	}
+	rh, err = (&aggregationOptions{requestAllowed: []string{"aggregator"}}).requestHeader(ctx, withCM, true)
+	if err != nil || rh == nil || !slices.Equal(rh.AllowedNames, []string{"aggregator"}) {
+		t.Fatalf("with --requestheader-allowed-names: %+v, %v", rh, err)
+	}
+	if rh, err := (&aggregationOptions{}).requestHeader(ctx, withCM, false); rh != nil || err != nil {
+		t.Errorf("without TLS: %+v, %v; want none", rh, err)
+	}
+	if rh, err := (&aggregationOptions{}).requestHeader(ctx, fake.NewClientBuilder().Build(), true); rh != nil || err != nil {
+		t.Errorf("without the ConfigMap: %+v, %v; want none (Bearer credentials only)", rh, err)
 	}
 }
