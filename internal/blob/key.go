@@ -46,6 +46,33 @@ func ValidateKey(key string) error {
 	return nil
 }
 
+// segments reports whether every part is one non-empty key segment, so that a prefix
+// built from them names one owner alone.
+func segments(parts ...string) bool {
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." || strings.Contains(p, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// under reports whether key is a valid key strictly under prefix ("" has nothing under
+// it). ValidateKey refuses "." and ".." segments, so a key that starts with the prefix
+// stays under it.
+func under(prefix, key string) bool {
+	return prefix != "" && ValidateKey(key) == nil && strings.HasPrefix(key, prefix) && len(key) > len(prefix)
+}
+
+// randomName reports whether name is the object name of a random id of the given kind
+// (ids.ToName), which no object of another tenant can have had by chance; human-chosen
+// names can collide across tenants. Keys of the earlier layouts, which did not name the
+// tenant, are trusted only for such names.
+func randomName(kind, name string) bool {
+	id := ids.FromName(name)
+	return ids.Valid(kind, id) && ids.ToName(id) == name
+}
+
 // ---- Run keys (issue 14 item 3, issue 17 item 2) ----
 //
 // Every blob of a run lies under runs/<tenant id>/<namespace>/<run name>/<run uid>/. The
@@ -86,10 +113,8 @@ func LegacyRunResultsKey(runName string) string { return LegacyRunPrefix(runName
 // DatasetPrefix is the prefix of every dataset blob of one tenant namespace, or "" when a
 // part is empty or not one key segment (so that nothing can be under it).
 func DatasetPrefix(tenantID, namespace string) string {
-	for _, p := range []string{tenantID, namespace} {
-		if p == "" || p == "." || p == ".." || strings.Contains(p, "/") {
-			return ""
-		}
+	if !segments(tenantID, namespace) {
+		return ""
 	}
 	return "datasets/" + tenantID + "/" + namespace + "/"
 }
@@ -106,10 +131,9 @@ func DatasetProfileKey(tenantID, namespace, datasetName, datasetUID string) stri
 }
 
 // UnderDatasetPrefix reports whether key is a valid key under the tenant namespace's
-// dataset prefix. ValidateKey refuses "." and ".." segments, so such a key stays under it.
+// dataset prefix.
 func UnderDatasetPrefix(tenantID, namespace, key string) bool {
-	prefix := DatasetPrefix(tenantID, namespace)
-	return prefix != "" && ValidateKey(key) == nil && strings.HasPrefix(key, prefix) && len(key) > len(prefix)
+	return under(DatasetPrefix(tenantID, namespace), key)
 }
 
 // LegacyDatasetKey is where the facade stored uploads before keys named the tenant
@@ -126,13 +150,10 @@ func LegacyDatasetProfileKey(datasetName string) string {
 
 // DatasetOwnsProfileKey reports whether key may hold the profile of the Dataset named name
 // in the tenant namespace: a key under the tenant's prefix, or the earlier layout's key of
-// a dataset whose name is a random dataset id, which no dataset of another tenant can share.
-// Earlier keys of human-chosen names could have been written by another tenant's dataset
-// of the same name (issue 14 item 3), so they are not trusted.
+// a dataset whose name is a random dataset id (randomName). Earlier keys of human-chosen
+// names could have been written by another tenant's dataset of the same name (issue 14
+// item 3), so they are not trusted.
 func DatasetOwnsProfileKey(tenantID, namespace, name, key string) bool {
-	if UnderDatasetPrefix(tenantID, namespace, key) {
-		return true
-	}
-	id := ids.FromName(name)
-	return ids.Valid(ids.Dataset, id) && ids.ToName(id) == name && key == LegacyDatasetProfileKey(name)
+	return UnderDatasetPrefix(tenantID, namespace, key) ||
+		randomName(ids.Dataset, name) && key == LegacyDatasetProfileKey(name)
 }

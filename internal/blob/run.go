@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/discolab/disco/internal/ids"
@@ -35,33 +34,20 @@ func (r RunRef) Artifact(artifactID, name string) string {
 	return RunArtifactKey(r.TenantID, r.Namespace, r.Name, r.UID, artifactID, name)
 }
 
-// complete reports whether every part is one non-empty key segment, so that Prefix names
-// this run alone.
-func (r RunRef) complete() bool {
-	for _, p := range []string{r.TenantID, r.Namespace, r.Name, r.UID} {
-		if p == "" || p == "." || p == ".." || strings.Contains(p, "/") {
-			return false
-		}
-	}
-	return true
-}
-
-// Owns reports whether key is a valid key under the run's prefix. ValidateKey refuses
-// "." and ".." segments, so a key that starts with the prefix stays under it.
+// Owns reports whether key is a valid key under the run's prefix; a run with a part that
+// is not one key segment owns nothing.
 func (r RunRef) Owns(key string) bool {
-	return r.complete() && ValidateKey(key) == nil && strings.HasPrefix(key, r.Prefix())
+	return segments(r.TenantID, r.Namespace, r.Name, r.UID) && under(r.Prefix(), key)
 }
 
 // OwnsLegacy reports whether key may be a blob the run stored under the earlier layout,
 // runs/<name>/, which did not name the tenant: the run's status points its results there
-// (nothing writes that layout any more), and the run's name is a random run id, which no
-// other run of any tenant can have had by chance. Human-chosen names could collide across
-// tenants, so their legacy keys are refused. GetRun also checks that the blob was written
-// after the run was created.
+// (nothing writes that layout any more), and the run's name is a random run id
+// (randomName). Human-chosen names could collide across tenants, so their legacy keys are
+// refused. GetRun also checks that the blob was written after the run was created.
 func (r RunRef) OwnsLegacy(key string) bool {
-	return ids.Valid(ids.Run, ids.FromName(r.Name)) && ids.ToName(ids.FromName(r.Name)) == r.Name &&
-		r.StatusResultsKey == LegacyRunResultsKey(r.Name) &&
-		ValidateKey(key) == nil && strings.HasPrefix(key, LegacyRunPrefix(r.Name))
+	return randomName(ids.Run, r.Name) && r.StatusResultsKey == LegacyRunResultsKey(r.Name) &&
+		under(LegacyRunPrefix(r.Name), key)
 }
 
 // GetRun opens key as one of run r's blobs and returns its stored size. A key that is
