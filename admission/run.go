@@ -64,7 +64,7 @@ func (e *RunEstimator) Handle(ctx context.Context, req admission.Request) admiss
 // error's details.constraint does. The facade reserves budget itself (its slot loop) and is
 // not checked twice. Runs created at the same instant can both pass this check; the run
 // reconciler admits a campaign's runs one at a time and refuses the one over budget
-// (controllers.RunReconciler.admit, with the same governance.AdmitRun), so the budget holds under races too.
+// (controllers.RunReconciler.admit, with the same governance.Admit), so the budget holds under races too.
 type RunValidator struct {
 	Decoder    admission.Decoder
 	Client     client.Reader

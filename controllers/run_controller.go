@@ -201,18 +201,20 @@ func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase disc
 }
 
 // admit starts a queued run when its campaign's budget admits it and the tenant has a free
-// execution slot. The budget check is the admission webhook's (governance.AdmitRun), taken
+// execution slot. The budget check is the admission webhook's (governance.Admit), taken
 // again here one run at a time in creation order: runs created at the same instant through
 // the Kubernetes API can all pass the webhook, and only one of them may take the last slot.
 func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
-	if waiting, err := r.missingParent(ctx, run); waiting || err != nil {
+	project, campaign, waiting, err := r.parents(ctx, run)
+	if waiting || err != nil {
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, err
 	}
-	constraint, message, err := governance.AdmitRun(ctx, r.Client, run.Namespace, run, run.CreationTimestamp.Time)
-	if err != nil {
+	// One list of the namespace's runs serves the campaign's budget and the tenant's slots.
+	runs := &discov1.RunList{}
+	if err := r.List(ctx, runs, client.InNamespace(run.Namespace)); err != nil {
 		return ctrl.Result{}, err
 	}
-	if constraint != "" {
+	if constraint, message := governance.Admit(project, campaign, runs.Items, run, run.CreationTimestamp.Time); constraint != "" {
 		msg := fmt.Sprintf("budget_exhausted (%s): %s", constraint, message)
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonBudgetExhausted, msg)
 		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
@@ -222,10 +224,6 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	tier := discov1.TenantTierFree
 	if tenant != nil {
 		tier = tenant.Spec.Tier
-	}
-	runs := &discov1.RunList{}
-	if err := r.List(ctx, runs, client.InNamespace(run.Namespace)); err != nil {
-		return ctrl.Result{}, err
 	}
 	limit := TenantRunLimit(tenant)
 	if n := r.slotsTaken(runs.Items, run); n >= limit {
@@ -254,25 +252,26 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 }
 
-// missingParent holds a run whose project or campaign does not exist (yet: a GitOps
-// repository may apply the Run first), with a condition that says which, instead of running
-// it and failing later (issue 14, item 5).
-func (r *RunReconciler) missingParent(ctx context.Context, run *discov1.Run) (bool, error) {
+// parents reads the run's project and campaign. A run whose project or campaign does not
+// exist (yet: a GitOps repository may apply the Run first) waits, with a condition that
+// says which, instead of running and failing later (issue 14, item 5).
+func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1.Project, *discov1.Campaign, bool, error) {
+	project, campaign := &discov1.Project{}, &discov1.Campaign{}
 	for _, parent := range []struct {
 		kind, id string
 		obj      client.Object
-	}{{"project", run.Spec.ProjectID, &discov1.Project{}}, {"campaign", run.Spec.CampaignID, &discov1.Campaign{}}} {
+	}{{"project", run.Spec.ProjectID, project}, {"campaign", run.Spec.CampaignID, campaign}} {
 		err := r.Get(ctx, objectKey(run.Namespace, parent.id), parent.obj)
 		if apierrors.IsNotFound(err) {
 			setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, titleCase(parent.kind)+"NotFound",
 				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", parent.kind, parent.id, run.Namespace))
-			return true, nil
+			return nil, nil, true, nil
 		}
 		if err != nil {
-			return false, err
+			return nil, nil, false, err
 		}
 	}
-	return false, nil
+	return project, campaign, false, nil
 }
 
 // finalize folds a deleted run's usage into its campaign's retired usage, then lets the run

@@ -12,20 +12,17 @@ import (
 	"github.com/discolab/disco/internal/ids"
 )
 
-// AdmitRun checks a new run against its project's and campaign's state and budget, counting
-// the campaign's other runs. It answers the blocking constraint ("" when the run fits) and a
-// message. Only the campaign's runs created before run count (all of them for a run not yet
-// created), so runs are admitted first come, first served and a run admitted once stays
-// admissible. The webhook passes an uncached reader, so runs created a moment ago count. A project or campaign that does not exist (yet) blocks nothing here: the run
-// controller reports the missing reference as a condition.
+// AdmitRun reads a new run's project, campaign and the namespace's runs through c and
+// answers Admit. The webhook passes an uncached reader, so runs created a moment ago count.
+// A project or campaign that does not exist (yet) blocks nothing here: the run controller
+// reports the missing reference as a condition.
 func AdmitRun(ctx context.Context, c client.Reader, namespace string, run *discov1.Run, now time.Time) (constraint, message string, err error) {
 	project := &discov1.Project{}
 	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.ProjectID)}, project); {
 	case apierrors.IsNotFound(err):
+		project = nil
 	case err != nil:
 		return "", "", err
-	case project.Spec.State == discov1.ProjectArchived:
-		return "archived", fmt.Sprintf("the project %s is archived and accepts no runs", run.Spec.ProjectID), nil
 	}
 	camp := &discov1.Campaign{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.CampaignID)}, camp); err != nil {
@@ -37,18 +34,31 @@ func AdmitRun(ctx context.Context, c client.Reader, namespace string, run *disco
 	if err := c.List(ctx, runs, client.InNamespace(namespace)); err != nil {
 		return "", "", err
 	}
-	others := make([]discov1.Run, 0, len(runs.Items))
-	for i := range runs.Items {
-		if r := &runs.Items[i]; r.Spec.CampaignID == run.Spec.CampaignID && r.Name != run.Name && createdBefore(r, run) {
+	constraint, message = Admit(project, camp, runs.Items, run, now)
+	return constraint, message, nil
+}
+
+// Admit checks a run against its project's state (project may be nil) and its campaign's
+// state and budget, counting the campaign's other runs among runs. It answers the blocking
+// constraint ("" when the run fits) and a message. Only the campaign's runs created before
+// run count (all of them for a run not yet created), so runs are admitted first come, first
+// served and a run admitted once stays admissible.
+func Admit(project *discov1.Project, camp *discov1.Campaign, runs []discov1.Run, run *discov1.Run, now time.Time) (constraint, message string) {
+	if project != nil && project.Spec.State == discov1.ProjectArchived {
+		return "archived", fmt.Sprintf("the project %s is archived and accepts no runs", run.Spec.ProjectID)
+	}
+	others := make([]discov1.Run, 0, len(runs))
+	for i := range runs {
+		if r := &runs[i]; r.Spec.CampaignID == run.Spec.CampaignID && r.Name != run.Name && CreatedBefore(r, run) {
 			others = append(others, *r)
 		}
 	}
 	u := CampaignUsage(camp, others)
 	ok, constraint := CanAdmit(camp, u, run.Spec.ComputeUnitsEstimated, now)
 	if ok {
-		return "", "", nil
+		return "", ""
 	}
-	return constraint, Refusal(camp, u, run.Spec.ComputeUnitsEstimated, constraint), nil
+	return constraint, Refusal(camp, u, run.Spec.ComputeUnitsEstimated, constraint)
 }
 
 // Refusal words a budget constraint of a campaign, as the REST errors do.
@@ -66,8 +76,8 @@ func Refusal(camp *discov1.Campaign, u BudgetUsage, estimate int64, constraint s
 		estimate, max(b.ComputeUnits-u.ComputeUnitsUsed, 0), b.ComputeUnits)
 }
 
-// createdBefore orders runs by creation, then name; a run not yet created comes last.
-func createdBefore(a, b *discov1.Run) bool {
+// CreatedBefore orders runs by creation, then name; a run not yet created comes last.
+func CreatedBefore(a, b *discov1.Run) bool {
 	if b.CreationTimestamp.IsZero() {
 		return true
 	}
