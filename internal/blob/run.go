@@ -56,12 +56,9 @@ func (r RunRef) OwnsLegacy(key string) bool {
 // which therefore cannot have written it. The size comes from the store, never from the
 // Run's status.
 func (b *Bucket) GetRun(ctx context.Context, r RunRef, key string) (io.ReadCloser, int64, error) {
-	legacy := false
-	if !r.Owns(key) {
-		if !r.OwnsLegacy(key) {
-			return nil, 0, fmt.Errorf("%w: %q is not under %s", ErrForeignKey, key, r.Prefix())
-		}
-		legacy = true
+	legacy := !r.Owns(key)
+	if legacy && !r.OwnsLegacy(key) {
+		return nil, 0, fmt.Errorf("%w: %q is not under %s", ErrForeignKey, key, r.Prefix())
 	}
 	rd, err := b.b.NewReader(ctx, key, nil)
 	if err != nil {
