@@ -468,7 +468,7 @@ func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
 	n := 0
 	for i := range runs {
 		o := &runs[i]
-		if o.Name == run.Name || o.Status.Phase != discov1.RunQueued || !o.DeletionTimestamp.IsZero() || !earlier(o, run) {
+		if o.Name == run.Name || o.Status.Phase != discov1.RunQueued || !o.DeletionTimestamp.IsZero() || !governance.CreatedBefore(o, run) {
 			continue
 		}
 		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
@@ -481,12 +481,4 @@ func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
 		n++
 	}
 	return n
-}
-
-// earlier orders runs by creation, then name.
-func earlier(a, b *discov1.Run) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	}
-	return a.Name < b.Name
 }

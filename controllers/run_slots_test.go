@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -51,5 +52,43 @@ func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
 	}
 	if !p.Delete(event.DeleteEvent{Object: running}) {
 		t.Error("a deleted Job does not wake the queue")
+	}
+}
+
+// The oldest queued run of the tenant takes the next slot (issue 14, item 9). Queued runs
+// that cannot start (a missing project or campaign, a run the executor refused) or that
+// are already handed to the executor do not hold the queue. The envtest spec cannot tell
+// this order apart: creation times have one-second resolution.
+func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	queued := func(name string, created time.Time, admittedReason string) discov1.Run {
+		r := runIn(name, discov1.RunQueued)
+		r.CreationTimestamp = metav1.NewTime(created)
+		if admittedReason != "" {
+			r.Status.Conditions = []metav1.Condition{{Type: discov1.RunConditionAdmitted, Status: metav1.ConditionFalse, Reason: admittedReason}}
+		}
+		return r
+	}
+	deleted := queued("deleted", t0, "")
+	deleted.DeletionTimestamp = &metav1.Time{Time: t0}
+	runs := []discov1.Run{
+		queued("first", t0, discov1.ReasonWaitingForCapacity),
+		queued("a-same-second", t0.Add(time.Second), ""),
+		queued("b-same-second", t0.Add(time.Second), ""),
+		queued("no-project", t0, "ProjectNotFound"),
+		queued("refused", t0, reasonNotSubmitted),
+		queued("submitted", t0, ""),
+		deleted,
+		runIn("running", discov1.RunRunning),
+		queued("later", t0.Add(time.Hour), ""),
+	}
+	r := &RunReconciler{Executor: activeSet{"submitted": true}}
+	for _, tc := range []struct {
+		run   int
+		ahead int
+	}{{0, 0}, {1, 1}, {2, 2}, {8, 3}} {
+		if n := r.queuedAhead(runs, &runs[tc.run]); n != tc.ahead {
+			t.Errorf("%s: %d runs ahead, want %d", runs[tc.run].Name, n, tc.ahead)
+		}
 	}
 }
