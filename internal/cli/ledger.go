@@ -229,33 +229,15 @@ type ledgerClient struct {
 	http            *http.Client
 }
 
-// resolve finds the API address and credential: flags, then the credentials file, then
-// the environment, as 'disco mcp' does. The credential is optional here: the verifier
-// key is public, and the service's 401 says what is missing.
+// resolve finds the API address and credential as 'disco mcp' does (apiSettings). The
+// credential is optional here: the verifier key is public, and the service's 401 says
+// what is missing.
 func (c *ledgerClient) resolve() error {
-	c.key = strings.TrimSpace(os.Getenv("DISCO_API_KEY"))
-	base := strings.TrimSpace(os.Getenv("DISCO_BASE_URL"))
-	if c.credsPath != "" {
-		raw, err := readBounded(c.credsPath, maxCheckpointFile)
-		if err != nil {
-			return fmt.Errorf("read the credentials file: %w", err)
-		}
-		var creds credentials
-		if err := json.Unmarshal(raw, &creds); err != nil {
-			return fmt.Errorf("%s is not a disco dev credentials.json: %w", c.credsPath, err)
-		}
-		c.key = creds.APIKey
-		if creds.BaseURL != "" {
-			base = creds.BaseURL
-		}
+	base, key, err := apiSettings(c.credsPath, c.base)
+	if err != nil {
+		return err
 	}
-	if c.base != "" {
-		base = c.base
-	}
-	if base == "" {
-		base = defaultMCPBaseURL
-	}
-	c.base = strings.TrimSuffix(base, "/")
+	c.base, c.key = base, key
 	if c.http == nil {
 		c.http = &http.Client{Timeout: time.Minute}
 	}

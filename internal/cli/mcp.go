@@ -14,6 +14,9 @@ import (
 
 const defaultMCPBaseURL = "http://127.0.0.1:8080/v1"
 
+// maxCredentialsFile bounds a credentials.json read by the client commands.
+const maxCredentialsFile = 64 << 10
+
 func newMCPCommand() *cobra.Command {
 	var credsPath, baseURL string
 	cmd := &cobra.Command{
@@ -39,22 +42,37 @@ credentials.json that 'disco dev' writes in its data directory. --base-url overr
 	return cmd
 }
 
-// mcpSettings resolves the base URL and credential: flags, then the credentials file, then
-// the environment.
+// mcpSettings resolves the base URL and credential (apiSettings); the MCP tools need a
+// credential.
 func mcpSettings(credsPath, baseURL string) (string, string, error) {
-	key := strings.TrimSpace(os.Getenv("DISCO_API_KEY"))
-	url := strings.TrimSpace(os.Getenv("DISCO_BASE_URL"))
+	url, key, err := apiSettings(credsPath, baseURL)
+	if err != nil {
+		return "", "", fmt.Errorf("mcp: %w", err)
+	}
+	if key == "" && credsPath != "" {
+		return "", "", fmt.Errorf("mcp: %s has no api_key", credsPath)
+	}
+	if key == "" {
+		return "", "", errors.New("mcp: no credential: set DISCO_API_KEY to an API key or session token " +
+			"(or pass --credentials <data-dir>/credentials.json from 'disco dev')")
+	}
+	return url, key, nil
+}
+
+// apiSettings resolves the REST API address and credential of the client commands (mcp,
+// ledger): flags, then the credentials file, then the environment. The key is empty when
+// none is given, or when the credentials file has none.
+func apiSettings(credsPath, baseURL string) (url, key string, err error) {
+	key = strings.TrimSpace(os.Getenv("DISCO_API_KEY"))
+	url = strings.TrimSpace(os.Getenv("DISCO_BASE_URL"))
 	if credsPath != "" {
-		data, err := os.ReadFile(credsPath)
+		raw, err := readBounded(credsPath, maxCredentialsFile)
 		if err != nil {
-			return "", "", fmt.Errorf("mcp: read the credentials file: %w", err)
+			return "", "", fmt.Errorf("read the credentials file: %w", err)
 		}
 		var c credentials
-		if err := json.Unmarshal(data, &c); err != nil {
-			return "", "", fmt.Errorf("mcp: %s is not a disco dev credentials.json: %w", credsPath, err)
-		}
-		if c.APIKey == "" {
-			return "", "", fmt.Errorf("mcp: %s has no api_key", credsPath)
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return "", "", fmt.Errorf("%s is not a disco dev credentials.json: %w", credsPath, err)
 		}
 		key = c.APIKey
 		if c.BaseURL != "" {
@@ -66,10 +84,6 @@ func mcpSettings(credsPath, baseURL string) (string, string, error) {
 	}
 	if url == "" {
 		url = defaultMCPBaseURL
-	}
-	if key == "" {
-		return "", "", errors.New("mcp: no credential: set DISCO_API_KEY to an API key or session token " +
-			"(or pass --credentials <data-dir>/credentials.json from 'disco dev')")
 	}
 	return strings.TrimSuffix(url, "/"), key, nil
 }
