@@ -72,7 +72,8 @@ func isExecutable(path string) bool {
 }
 
 // startControlPlane starts etcd (data in dataDir/etcd) and kube-apiserver, installs the
-// CRDs, and writes an admin kubeconfig to dataDir/kubeconfig.
+// CRDs and the admission webhooks' registration, and writes the admin's kubeconfig to
+// dataDir/kubeconfig and the dev user's to dataDir/kubeconfig-user.
 func startControlPlane(dataDir, assets string) (*controlPlane, error) {
 	crds, err := crd.All()
 	if err != nil {
@@ -99,10 +100,19 @@ func startControlPlane(dataDir, assets string) (*controlPlane, error) {
 		return nil, fmt.Errorf("start the embedded control plane: %w", err)
 	}
 	cp := &controlPlane{env: env, kubeconfig: filepath.Join(dataDir, "kubeconfig"), userKubeconfig: filepath.Join(dataDir, "kubeconfig-user")}
-	component, err := env.AddUser(envtest.User{Name: local.ComponentUser, Groups: []string{"system:masters"}}, nil)
-	if err != nil {
+	if err := cp.addUsers(); err != nil {
 		cp.stop()
-		return nil, fmt.Errorf("create disco's component user: %w", err)
+		return nil, err
+	}
+	return cp, nil
+}
+
+// addUsers makes disco's component identity (cp.config) and writes the kubeconfigs of the
+// admin (cp.kubeconfig) and of the dev user (cp.userKubeconfig).
+func (cp *controlPlane) addUsers() error {
+	component, err := cp.env.AddUser(envtest.User{Name: local.ComponentUser, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("create disco's component user: %w", err)
 	}
 	cp.config = component.Config()
 	for _, u := range []struct {
@@ -112,22 +122,19 @@ func startControlPlane(dataDir, assets string) (*controlPlane, error) {
 		{envtest.User{Name: "disco-admin", Groups: []string{"system:masters"}}, cp.kubeconfig},
 		{envtest.User{Name: local.DevUser}, cp.userKubeconfig},
 	} {
-		added, err := env.AddUser(u.user, nil)
+		added, err := cp.env.AddUser(u.user, nil)
 		if err != nil {
-			cp.stop()
-			return nil, fmt.Errorf("create the user %s: %w", u.user.Name, err)
+			return fmt.Errorf("create the user %s: %w", u.user.Name, err)
 		}
 		kubeconfig, err := added.KubeConfig()
 		if err != nil {
-			cp.stop()
-			return nil, err
+			return err
 		}
 		if err := os.WriteFile(u.path, kubeconfig, 0o600); err != nil {
-			cp.stop()
-			return nil, err
+			return err
 		}
 	}
-	return cp, nil
+	return nil
 }
 
 // grantUserRoles installs disco's user ClusterRoles and gives the dev user the editor role
