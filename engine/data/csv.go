@@ -99,6 +99,18 @@ func (p *csvPass) read() ([]string, error) {
 	return record, err
 }
 
+// header reads the pass's first record, the header, which every file must have.
+func (p *csvPass) header() ([]string, error) {
+	record, err := p.read()
+	if err == io.EOF {
+		return nil, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has no header row and no data; upload a file whose first line names the columns"}
+	}
+	if err != nil {
+		return nil, csvError(err, 0, len(record))
+	}
+	return record, nil
+}
+
 // errRecordTooLong ends a pass whose record outgrows csvLimits.maxRecordBytes.
 var errRecordTooLong = errors.New("a row is longer than the limit of 4 MiB; split long text cells or store the data as Parquet")
 
@@ -127,12 +139,9 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 // scanCSV is the first pass: header, per-column type guesses, row count.
 func scanCSV(r io.ReaderAt, size int64, delim rune, lim csvLimits) ([]string, []typeGuess, int, error) {
 	p := newCSVPass(r, size, delim, lim)
-	record, err := p.read()
-	if err == io.EOF {
-		return nil, nil, 0, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has no header row and no data; upload a file whose first line names the columns"}
-	}
+	record, err := p.header()
 	if err != nil {
-		return nil, nil, 0, csvError(err, 0, len(record))
+		return nil, nil, 0, err
 	}
 	if lim.maxColumns > 0 && len(record) > lim.maxColumns {
 		return nil, nil, 0, tooWide(len(record))

@@ -15,18 +15,13 @@ import (
 func readParquet(r io.ReaderAt, size int64) (*Frame, error) {
 	file, err := parquet.OpenFile(r, size)
 	if err != nil {
-		return nil, &ValidationError{Code: CodeDatasetUnreadable, Err: err,
-			Message: fmt.Sprintf("the dataset is not a readable Parquet file: %v", err)}
+		return nil, notParquet(err)
 	}
-	fields := file.Root().Columns()
-	rows := file.NumRows()
-	if len(fields) == 0 || rows == 0 {
-		return nil, &ValidationError{Code: CodeDatasetEmpty, Message: "the Parquet file has no rows or no columns; upload a file with at least one row of values"}
-	}
-	convs, err := parquetColumns(fields)
+	fields, convs, err := parquetColumns(file, 0)
 	if err != nil {
 		return nil, err
 	}
+	rows := file.NumRows()
 	frame := &Frame{Columns: make([]Column, len(fields)), Rows: int(rows)}
 	for j, field := range fields {
 		col, err := readParquetColumn(file, field, convs[j], int(rows))
@@ -38,24 +33,38 @@ func readParquet(r io.ReaderAt, size int64) (*Frame, error) {
 	return frame, nil
 }
 
-// parquetColumns checks the top-level fields (distinct names, readable
-// types) and returns how to convert each one's values.
-func parquetColumns(fields []*parquet.Column) ([]converter, error) {
+// notParquet is the error for a file parquet-go cannot open.
+func notParquet(err error) error {
+	return &ValidationError{Code: CodeDatasetUnreadable, Err: err,
+		Message: fmt.Sprintf("the dataset is not a readable Parquet file: %v", err)}
+}
+
+// parquetColumns checks the file's top-level fields (at most maxColumns, 0
+// for any; at least one, and one row; distinct names; readable types) and
+// returns them with how to convert each one's values.
+func parquetColumns(file *parquet.File, maxColumns int) ([]*parquet.Column, []converter, error) {
+	fields := file.Root().Columns()
+	if maxColumns > 0 && len(fields) > maxColumns {
+		return nil, nil, tooWide(len(fields))
+	}
+	if len(fields) == 0 || file.NumRows() == 0 {
+		return nil, nil, &ValidationError{Code: CodeDatasetEmpty, Message: "the Parquet file has no rows or no columns; upload a file with at least one row of values"}
+	}
 	convs := make([]converter, len(fields))
 	seen := make(map[string]bool, len(fields))
 	for j, field := range fields {
 		if seen[field.Name()] {
-			return nil, &ValidationError{Code: CodeColumnDuplicate, Column: field.Name(),
+			return nil, nil, &ValidationError{Code: CodeColumnDuplicate, Column: field.Name(),
 				Message: fmt.Sprintf("more than one column is named %q; give every column a distinct name", field.Name())}
 		}
 		seen[field.Name()] = true
 		conv, err := converterFor(field)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		convs[j] = conv
 	}
-	return convs, nil
+	return fields, convs, nil
 }
 
 // maxPrealloc bounds the column capacity trusted from Parquet metadata.

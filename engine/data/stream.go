@@ -93,12 +93,9 @@ func Width(r io.ReaderAt, size int64, format string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	record, err := newCSVPass(r, size, delim, csvLimits{maxRecordBytes: maxRecordBytes}).read()
-	if err == io.EOF {
-		return 0, &ValidationError{Code: CodeDatasetEmpty, Message: "the dataset has no header row and no data; upload a file whose first line names the columns"}
-	}
+	record, err := newCSVPass(r, size, delim, csvLimits{maxRecordBytes: maxRecordBytes}).header()
 	if err != nil {
-		return 0, csvError(err, 0, len(record))
+		return 0, err
 	}
 	return len(record), nil
 }
@@ -258,17 +255,13 @@ func profileText(r io.ReaderAt, size int64) (Profile, error) {
 // than maxParquetFooter before decoding it and skipping the page indexes
 // and Bloom filters, which profiling does not use.
 func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
-	unreadable := func(err error) error {
-		return &ValidationError{Code: CodeDatasetUnreadable, Err: err,
-			Message: fmt.Sprintf("the dataset is not a readable Parquet file: %v", err)}
-	}
 	// A Parquet file ends with the footer length (4 bytes, little endian) and "PAR1".
 	var tail [8]byte
 	if size < int64(len(tail)) {
-		return nil, unreadable(fmt.Errorf("%d bytes is too short", size))
+		return nil, notParquet(fmt.Errorf("%d bytes is too short", size))
 	}
 	if _, err := r.ReadAt(tail[:], size-int64(len(tail))); err != nil && err != io.EOF {
-		return nil, unreadable(err)
+		return nil, notParquet(err)
 	}
 	if n := binary.LittleEndian.Uint32(tail[:4]); n > maxParquetFooter {
 		return nil, &ValidationError{Code: CodeDatasetUnreadable,
@@ -276,7 +269,7 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 	}
 	file, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return nil, unreadable(err)
+		return nil, notParquet(err)
 	}
 	return file, nil
 }
@@ -287,15 +280,7 @@ func profileParquet(r io.ReaderAt, size int64) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	fields := file.Root().Columns()
-	if len(fields) > MaxColumns {
-		return Profile{}, tooWide(len(fields))
-	}
-	rows := file.NumRows()
-	if len(fields) == 0 || rows == 0 {
-		return Profile{}, &ValidationError{Code: CodeDatasetEmpty, Message: "the Parquet file has no rows or no columns; upload a file with at least one row of values"}
-	}
-	convs, err := parquetColumns(fields)
+	fields, convs, err := parquetColumns(file, MaxColumns)
 	if err != nil {
 		return Profile{}, err
 	}
@@ -305,7 +290,7 @@ func profileParquet(r io.ReaderAt, size int64) (Profile, error) {
 	for j, field := range fields {
 		cols[j] = newColumnStats(field.Name(), convs[j].dtype, true, 0)
 	}
-	return profileRows(int(rows), cols, true, parquetRows(file, cols, convs))
+	return profileRows(int(file.NumRows()), cols, true, parquetRows(file, cols, convs))
 }
 
 // parquetRows is a rowSource over a flat Parquet file: it reads each row
