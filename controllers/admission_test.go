@@ -186,6 +186,26 @@ var _ = Describe("Claims through the Kubernetes API", func() {
 		Expect(last.EventType).To(Equal(ledger.ClaimDeleted))
 		Expect(entries[len(entries)-2].EventType).To(Equal(ledger.ClaimDemoted))
 	})
+
+	It("ledgers the deletion of a claim whose tenant is already gone, and lets it go", func() {
+		// Deleting a tenant deletes its namespace and then the Tenant; the namespace
+		// controller deletes the claims after that, and each still names its tenant.
+		tenant, ns := newTenant()
+		p := newProject(tenant, ns)
+		c := newCampaign(p, 100, 10, nil)
+		claim := claimIn(c, newRun(c, 5), 0.9, true)
+		Expect(k8sClient.Delete(ctx, tenant.DeepCopy())).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), &discov1.Tenant{}))
+		}).Should(BeTrue())
+		Expect(k8sClient.Delete(ctx, claim.DeepCopy())).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &discov1.Claim{}))
+		}).Should(BeTrue())
+		entries := ledgerOf(tenant, projectID(p), ids.FromName(claim.Name))
+		Expect(entries).NotTo(BeEmpty())
+		Expect(entries[len(entries)-1].EventType).To(Equal(ledger.ClaimDeleted))
+	})
 })
 
 var _ = Describe("Runs through the Kubernetes API", func() {

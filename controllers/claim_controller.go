@@ -82,9 +82,11 @@ func (r *ClaimReconciler) finalize(ctx context.Context, claim *discov1.Claim) er
 }
 
 func (r *ClaimReconciler) ledgerDeletion(ctx context.Context, claim *discov1.Claim) error {
-	tenantID := ""
-	if t := tenantOfNamespace(ctx, r.Client, claim.Namespace); t != nil {
-		tenantID = ids.FromName(t.Name)
+	// The namespace's tenant label, not the Tenant: a tenant's claims are deleted with its
+	// namespace after the Tenant itself is gone.
+	tenantID, err := namespaceTenant(ctx, r.Client, claim.Namespace)
+	if err != nil {
+		return err
 	}
 	claimID := ids.FromName(claim.Name)
 	recent, err := r.Ledger.List(ctx, tenantID, claim.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Desc: true, Limit: 1})
