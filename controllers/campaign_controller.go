@@ -14,7 +14,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/governance"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
 )
@@ -85,10 +84,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: projectID(campaign)}); err != nil {
 		return ctrl.Result{}, err
 	}
-	tenantID := ""
-	if t := tenantOfNamespace(ctx, r.Client, campaign.Namespace); t != nil {
-		tenantID = ids.FromName(t.Name)
-	}
+	tenantID, _ := namespaceTenant(ctx, r.Client, campaign.Namespace) // "" in a namespace of no tenant
 	if err := observeGovernance(ctx, r.Ledger, campaign, tenantID, campaign.Spec.ProjectID, "campaign",
 		campaign.Spec.Governance, &campaign.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
