@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/ledger/ledgertest"
@@ -37,15 +34,7 @@ func TestLedgerVerifySinceCatchesRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	skey, _, err := note.GenerateKey(rand.Reader, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := note.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.New(st, signer)
+	l, err := ledgertest.Appender(st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,32 +84,44 @@ func Exec(ctx context.Context, st *store.Store, stmt string, args ...any) error 
 // Verify accepts it.
 func Truncate(ctx context.Context, st *store.Store, projectID string, n int64) error {
 	return WithoutTriggers(ctx, st, func(tx *sql.Tx) error {
-		return truncate(ctx, st, tx, projectID, n)
+		last := ledger.GenesisHash
+		if n > 0 {
+			if err := tx.QueryRowContext(ctx, st.Rebind(`SELECT hash FROM ledger_entries WHERE project_id = ? AND tree_index = ?`),
+				projectID, n-1).Scan(&last); err != nil {
+				return fmt.Errorf("ledgertest: entry %d: %w", n-1, err)
+			}
+		}
+		for _, q := range []struct {
+			stmt string
+			args []any
+		}{
+			{`DELETE FROM ledger_entries WHERE project_id = ? AND tree_index >= ?`, []any{projectID, n}},
+			// tlog stores the hashes of a tree of n leaves at indexes 0..StoredHashCount(n)-1.
+			{`DELETE FROM ledger_tree_hashes WHERE project_id = ? AND idx >= ?`, []any{projectID, tlog.StoredHashCount(n)}},
+			{`UPDATE ledger_heads SET size = ?, last_hash = ? WHERE project_id = ?`, []any{n, last, projectID}},
+		} {
+			if _, err := tx.ExecContext(ctx, st.Rebind(q.stmt), q.args...); err != nil {
+				return fmt.Errorf("ledgertest: truncate: %w", err)
+			}
+		}
+		return nil
 	})
 }
 
-func truncate(ctx context.Context, st *store.Store, tx *sql.Tx, projectID string, n int64) error {
-	last := ledger.GenesisHash
-	if n > 0 {
-		if err := tx.QueryRowContext(ctx, st.Rebind(`SELECT hash FROM ledger_entries WHERE project_id = ? AND tree_index = ?`),
-			projectID, n-1).Scan(&last); err != nil {
-			return fmt.Errorf("ledgertest: entry %d: %w", n-1, err)
-		}
+// Appender is a ledger on st that appends as the service's own code does, with no access
+// to the service's signing key: the checkpoints it signs, with a throwaway key, are never
+// used. It stands for the controllers appending to a running stack's database, or for an
+// attacker with write access to it.
+func Appender(st *store.Store) (*ledger.Ledger, error) {
+	skey, _, err := note.GenerateKey(rand.Reader, "ledgertest")
+	if err != nil {
+		return nil, err
 	}
-	for _, q := range []struct {
-		stmt string
-		args []any
-	}{
-		{`DELETE FROM ledger_entries WHERE project_id = ? AND tree_index >= ?`, []any{projectID, n}},
-		// tlog stores the hashes of a tree of n leaves at indexes 0..StoredHashCount(n)-1.
-		{`DELETE FROM ledger_tree_hashes WHERE project_id = ? AND idx >= ?`, []any{projectID, tlog.StoredHashCount(n)}},
-		{`UPDATE ledger_heads SET size = ?, last_hash = ? WHERE project_id = ?`, []any{n, last, projectID}},
-	} {
-		if _, err := tx.ExecContext(ctx, st.Rebind(q.stmt), q.args...); err != nil {
-			return fmt.Errorf("ledgertest: truncate: %w", err)
-		}
+	signer, err := note.NewSigner(skey)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return ledger.New(st, signer)
 }
 
 // Rewrite replaces the project's entries from index from on with the same events, each
@@ -122,17 +134,7 @@ func Rewrite(ctx context.Context, st *store.Store, projectID string, from int64,
 		Scan(&tenantID); err != nil {
 		return fmt.Errorf("ledgertest: head of %s: %w", projectID, err)
 	}
-	// The attacker has no access to the service's key; checkpoints signed with this
-	// throwaway key are never used.
-	skey, _, err := note.GenerateKey(rand.Reader, "attacker")
-	if err != nil {
-		return err
-	}
-	signer, err := note.NewSigner(skey)
-	if err != nil {
-		return err
-	}
-	l, err := ledger.New(st, signer)
+	l, err := Appender(st)
 	if err != nil {
 		return err
 	}
