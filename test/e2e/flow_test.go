@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"math"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,80 +11,41 @@ import (
 	"time"
 
 	"github.com/discolab/disco/internal/webhook"
+	"github.com/discolab/disco/test/live"
 )
 
-// api is a tiny JSON client for the flow test.
+// api is live.Client under the names this package's tests use.
 type api struct {
-	t    *testing.T
-	base string
-	key  string
+	t         *testing.T
+	base, key string
 }
+
+func (a *api) client() *live.Client { return &live.Client{T: a.t, Base: a.base, Key: a.key} }
 
 func (a *api) do(method, path string, body any) (int, map[string]any) {
 	a.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, a.base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+a.key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return a.send(req)
+	return a.client().Do(method, path, body)
 }
 
 func (a *api) send(req *http.Request) (int, map[string]any) {
 	a.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := map[string]any{}
-	json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	return a.client().Send(req)
 }
 
 func (a *api) must(want int, method, path string, body any) map[string]any {
 	a.t.Helper()
-	code, out := a.do(method, path, body)
-	if code != want {
-		a.t.Fatalf("%s %s = %d, want %d: %v", method, path, code, want, out)
-	}
-	return out
+	return a.client().Must(want, method, path, body)
 }
 
 func (a *api) upload(projectID, name string, csv []byte) map[string]any {
 	a.t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	f, _ := w.CreateFormFile("file", name+".csv")
-	f.Write(csv)
-	w.WriteField("metadata", fmt.Sprintf(`{"name": %q, "format": "csv"}`, name))
-	w.Close()
-	req, _ := http.NewRequest("POST", a.base+"/projects/"+projectID+"/datasets", &buf)
-	req.Header.Set("Authorization", "Bearer "+a.key)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	code, out := a.send(req)
-	if code != http.StatusCreated {
-		a.t.Fatalf("upload = %d: %v", code, out)
-	}
-	return out
+	return a.client().Upload(projectID, name, csv)
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s", timeout, what)
-}
+var (
+	eventually   = live.Eventually
+	quadraticCSV = live.QuadraticCSV
+)
 
 // receiver collects webhook deliveries whose signatures verify.
 type receiver struct {
@@ -123,16 +80,6 @@ func (r *receiver) ofType(typ string) []map[string]any {
 		}
 	}
 	return out
-}
-
-func quadraticCSV(n int) []byte {
-	var b strings.Builder
-	b.WriteString("x,z,y\n")
-	for i := 0; i < n; i++ {
-		x := float64(i%41)/8 + 0.1
-		fmt.Fprintf(&b, "%g,%g,%g\n", x, math.Sin(float64(i)*1.7), 3*x*x+1)
-	}
-	return []byte(b.String())
 }
 
 // TestDiscoveryFlow: upload → run → wait → claims → promote (refused above the ceiling with

@@ -26,7 +26,8 @@ type Client struct {
 	HTTP *http.Client
 }
 
-// Do sends body as JSON (none when nil) and returns the status and the decoded JSON object.
+// Do sends body as JSON (none when nil) with the API key and returns the status and the
+// decoded JSON object.
 func (c *Client) Do(method, path string, body any) (int, map[string]any) {
 	c.T.Helper()
 	var rd io.Reader
@@ -38,17 +39,17 @@ func (c *Client) Do(method, path string, body any) (int, map[string]any) {
 	if err != nil {
 		c.T.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+c.Key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return c.Send(req)
 }
 
-// Send sends req with the client's API key and returns the status and the decoded JSON
-// object (empty when the body is not one).
+// Send sends req as it is (no credential is added) and returns the status and the decoded
+// JSON object (empty when the body is not one).
 func (c *Client) Send(req *http.Request) (int, map[string]any) {
 	c.T.Helper()
-	req.Header.Set("Authorization", "Bearer "+c.Key)
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
@@ -87,6 +88,7 @@ func (c *Client) Upload(projectID, name string, csv []byte) map[string]any {
 	if err != nil {
 		c.T.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+c.Key)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	code, out := c.Send(req)
 	if code != http.StatusCreated {
