@@ -316,6 +316,29 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 			g.Expect(c.Status.RunsCompleted).To(Equal(int32(1)))
 		}, "2s").Should(Succeed())
 	})
+
+	It("charges a run deleted while running the compute it ran", func() {
+		tenant, ns := newTenant()
+		c := newCampaign(newProject(tenant, ns), 1000, 3, nil)
+		r := newRun(c, 5)
+		started := metav1.NewTime(clock.Now().Add(-90 * time.Second))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Finalizers).To(ContainElement(discov1.Finalizer))
+			g.Expect(r.Status.Phase).NotTo(BeEmpty())
+			r.Status.Phase, r.Status.StartedAt = discov1.RunRunning, &started
+			g.Expect(k8sClient.Status().Update(ctx, r)).To(Succeed())
+		}).Should(Succeed())
+		Expect(k8sClient.Delete(ctx, r.DeepCopy())).To(Succeed())
+		Eventually(func() bool { return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)) }).Should(BeTrue())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+			g.Expect(c.Status.Retired).NotTo(BeNil())
+			g.Expect(c.Status.Retired.ComputeUnits).To(BeNumerically(">=", 90))
+			g.Expect(c.Status.ComputeUnitsUsed).To(BeNumerically(">=", 90))
+			g.Expect(c.Status.RunsTotal).To(Equal(int32(1)))
+		}).Should(Succeed())
+	})
 })
 
 var _ = Describe("Governance settings through the Kubernetes API", func() {

@@ -280,13 +280,21 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 	if !controllerutil.ContainsFinalizer(run, discov1.Finalizer) {
 		return nil
 	}
+	used := run
+	if !run.Status.Phase.Finished() {
+		// A run deleted before it finished is charged what it ran until now, as finish
+		// charges a run (ChargedUnits); until then its status.computeUnitsUsed is no charge
+		// (issue 14: budget spent stays spent; issue 17, item 2).
+		used = run.DeepCopy()
+		used.Status.ComputeUnitsUsed = ChargedUnits(ctx, r.Executor, run, r.now().Time)
+	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		camp := &discov1.Campaign{}
 		if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), camp); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		before := camp.DeepCopy()
-		if !governance.Retire(camp, run) {
+		if !governance.Retire(camp, used) {
 			return nil
 		}
 		return r.Status().Patch(ctx, camp, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
