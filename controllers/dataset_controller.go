@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -119,7 +120,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		kind, reason := corev1.EventTypeNormal, "Profiled"
 		if ds.Status.Phase == discov1.DatasetFailed {
 			kind, reason = corev1.EventTypeWarning, ReasonProfilingFailed
-			if c := readyCondition(ds); c != nil {
+			if c := meta.FindStatusCondition(ds.Status.Conditions, discov1.ConditionReady); c != nil {
 				reason = c.Reason
 			}
 		}
@@ -226,15 +227,6 @@ func statusText(msg string) string {
 		cut--
 	}
 	return msg[:cut] + "..."
-}
-
-func readyCondition(ds *discov1.Dataset) *metav1.Condition {
-	for i := range ds.Status.Conditions {
-		if ds.Status.Conditions[i].Type == discov1.ConditionReady {
-			return &ds.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // refusedStatus writes a failed status after the API server refused the computed one.
