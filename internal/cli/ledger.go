@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/internal/ledger"
 )
 
@@ -319,14 +320,9 @@ func (c *ledgerClient) get(ctx context.Context, path string) ([]byte, error) {
 	if res.StatusCode == http.StatusOK {
 		return body, nil
 	}
-	var envelope struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &envelope) == nil && envelope.Error.Code != "" {
-		err = fmt.Errorf("GET %s: %d %s: %s", path, res.StatusCode, envelope.Error.Code, envelope.Error.Message)
+	var envelope apierror.Error
+	if json.Unmarshal(body, &envelope) == nil && envelope.Body.Code != "" {
+		err = fmt.Errorf("GET %s: %d %s: %s", path, res.StatusCode, envelope.Body.Code, envelope.Body.Message)
 	} else {
 		err = fmt.Errorf("GET %s: %s", path, res.Status)
 	}

@@ -194,3 +194,25 @@ func TestLedgerVerifySinceRefusesOtherKeys(t *testing.T) {
 		t.Fatalf("verify without --since: %v", err)
 	}
 }
+
+// A refusal of the service reaches the user with the envelope's code and message, and a
+// 401 without a credential says how to give one.
+func TestLedgerCommandsReportTheServiceError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error": {"code": "unauthenticated", "message": "this operation needs a credential", "status": 401}}`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
+	t.Setenv("DISCO_API_KEY", "")
+	_, err := disco(t, "ledger", "verifier-key")
+	if err == nil || !strings.Contains(err.Error(), "401 unauthenticated: this operation needs a credential") ||
+		!strings.Contains(err.Error(), "set DISCO_API_KEY") {
+		t.Fatalf("verifier-key against a refusing service: %v", err)
+	}
+	t.Setenv("DISCO_API_KEY", "disco_key_test")
+	if _, err := disco(t, "ledger", "verifier-key"); err == nil || strings.Contains(err.Error(), "set DISCO_API_KEY") {
+		t.Fatalf("with a credential the hint is not given: %v", err)
+	}
+}
