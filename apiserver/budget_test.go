@@ -16,7 +16,9 @@ import (
 
 // replica starts a second facade over the same API server and store, as another replica
 // of the deployment would be: its own in-process locks, the same objects.
-func replica(t *testing.T) string { return strings.TrimSuffix(replicaWith(t, env.client), "/v1") }
+func replica(t *testing.T) string {
+	return strings.TrimSuffix(replicaWith(t, func(*Options) {}), "/v1")
+}
 
 // TestBudgetNeverOverspent submits many runs at once, each different (no duplicates), to
 // campaigns whose budget allows exactly a few, through one replica and through two.

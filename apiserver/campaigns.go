@@ -208,18 +208,12 @@ func (s *Server) createCampaign(ctx context.Context, in *struct {
 	}
 	// A campaign without governance of its own follows its project's; any rule it sets
 	// is a governance change.
-	before, after := campaignPolicy{}, campaignPolicyOf(c.Spec.Governance)
-	if len(changedFields(before, after)) > 0 && !p.Has(auth.GovernanceWrite) {
-		return nil, governanceScopeError("body.governance")
-	}
-	if err := s.opts.Client.Create(ctx, c); err != nil {
-		return nil, writeErrorOf(err, "campaign", id)
-	}
-	if err := s.recordPolicyChange(ctx, in.ProjectID, "campaign", id, before, after); err != nil {
-		s.undoCreate(ctx, c)
+	if err := s.createGoverned(ctx, c, policyChange{
+		projectID: in.ProjectID, resource: "campaign", id: id, field: "body.governance",
+		before: campaignPolicy{}, after: campaignPolicyOf(c.Spec.Governance),
+	}); err != nil {
 		return nil, err
 	}
-	s.awaitCache(ctx, c, "")
 	return &campaignOutput{
 		Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + id,
 		ETag:     etagOf(c),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,8 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/store"
 )
 
 // governanceOfResponse returns settings.governance of a project answer.
@@ -187,19 +190,21 @@ func racingServer(t *testing.T, touch func(ctx context.Context, p *discov1.Proje
 			return c.Update(ctx, obj, opts...)
 		},
 	})
-	return replicaWith(t, c), updates
+	return replicaWith(t, func(o *Options) { o.Client = c }), updates
 }
 
-// replicaWith starts another facade over the shared control plane and store, reading and
-// writing through c, and returns its base URL (with /v1).
-func replicaWith(t *testing.T, c client.Client) string {
+// replicaWith starts another facade over the shared control plane and store, with the
+// options change makes, and returns its base URL (with /v1).
+func replicaWith(t *testing.T, change func(*Options)) string {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String() + "/v1"
-	s, err := New(Options{
-		Client: c, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
+	opts := Options{
+		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
 		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
-	})
+	}
+	change(&opts)
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,6 +274,66 @@ func TestPatchSurvivesAControllerWrite(t *testing.T) {
 	race.Store(true)
 	r = call(t, "PATCH", url+"/projects/"+pid, env.adminA, map[string]any{"description": "lost"}, "If-Match", etag)
 	checkEnvelope(t, r, 412, "precondition_failed")
+}
+
+// TestUnledgeredGovernanceDoesNotStand: when its policy_changed entry cannot be written,
+// a governance setting is taken back: a created project or campaign is deleted again, a
+// patched project gets its former governance back, and the client is told 500.
+func TestUnledgeredGovernanceDoesNotStand(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ledger.LoadOrCreateKey(filepath.Join(dir, "ledger.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := ledger.New(st, key.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close() // every append fails from now on
+	url := replicaWith(t, func(o *Options) { o.Ledger = broken })
+	publish := map[string]any{"promotion_ceiling": "publish"}
+
+	// Without a governance change nothing is ledgered, so the broken ledger is no obstacle.
+	pid := call(t, "POST", url+"/projects", env.adminA, map[string]any{"name": "plain"}).expect(t, 201).str("id")
+
+	name := "unledgered " + ids.New(ids.Project)
+	checkEnvelope(t, call(t, "POST", url+"/projects", env.adminA, map[string]any{"name": name,
+		"settings": map[string]any{"governance": publish}}), 500, "internal_error")
+	checkEnvelope(t, call(t, "POST", url+"/projects/"+pid+"/campaigns", env.adminA, map[string]any{"name": name,
+		"budget": map[string]any{"compute_units": 10, "max_runs": 1}, "governance": publish}), 500, "internal_error")
+	var projects discov1.ProjectList
+	var campaigns discov1.CampaignList
+	if err := env.direct.List(ctx, &projects, client.InNamespace(nsA())); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.direct.List(ctx, &campaigns, client.InNamespace(nsA())); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range projects.Items {
+		if p.Spec.DisplayName == name {
+			t.Fatalf("the project whose governance was not ledgered stands: %s", p.Name)
+		}
+	}
+	for _, c := range campaigns.Items {
+		if c.Spec.DisplayName == name {
+			t.Fatalf("the campaign whose governance was not ledgered stands: %s", c.Name)
+		}
+	}
+
+	checkEnvelope(t, call(t, "PATCH", url+"/projects/"+pid, env.adminA, map[string]any{"description": "with it",
+		"settings": map[string]any{"governance": publish}}), 500, "internal_error")
+	var stored discov1.Project
+	if err := env.direct.Get(ctx, client.ObjectKey{Namespace: nsA(), Name: ids.ToName(pid)}, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored.Spec.Settings.Governance.PromotionCeiling == discov1.TierPublish {
+		t.Fatalf("the unledgered governance change stands: %+v", stored.Spec.Settings.Governance)
+	}
 }
 
 func TestETagAndIfMatch(t *testing.T) {

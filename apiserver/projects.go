@@ -213,18 +213,12 @@ func (s *Server) createProject(ctx context.Context, in *struct {
 		}
 	}
 	// A new project starts from the default governance; anything else is a change of it.
-	before, after := governanceOf(discov1.GovernanceSettings{}), governanceOf(proj.Spec.Settings.Governance)
-	if before != after && !p.Has(auth.GovernanceWrite) {
-		return nil, governanceScopeError("body.settings.governance")
-	}
-	if err := s.opts.Client.Create(ctx, proj); err != nil {
-		return nil, writeErrorOf(err, "project", id)
-	}
-	if err := s.recordPolicyChange(ctx, id, "project", id, before, after); err != nil {
-		s.undoCreate(ctx, proj)
+	if err := s.createGoverned(ctx, proj, policyChange{
+		projectID: id, resource: "project", id: id, field: "body.settings.governance",
+		before: governanceOf(discov1.GovernanceSettings{}), after: governanceOf(proj.Spec.Settings.Governance),
+	}); err != nil {
 		return nil, err
 	}
-	s.awaitCache(ctx, proj, "")
 	return &projectOutput{Location: s.opts.BaseURL + "/projects/" + id, ETag: etagOf(proj), Body: projectOf(proj)}, nil
 }
 
@@ -235,20 +229,53 @@ func governanceScopeError(field string) error {
 	return apierror.InsufficientScope(auth.GovernanceWrite).With("field", field)
 }
 
+// policyChange is a change of the governance settings of a project or a campaign, in
+// their wire form before and after.
+type policyChange struct {
+	projectID    string // whose ledger records the change
+	resource, id string // "project" or "campaign", and its id
+	field        string // the request field that carries the settings
+	before       any
+	after        any
+}
+
 // recordPolicyChange ledgers a change of governance settings as policy_changed, with the
 // settings before and after and the names of the rules that changed, in the ledger of
 // the project they belong to (DESIGN.md: every governance event is ledgered). Nothing is
 // recorded when nothing changed.
-func (s *Server) recordPolicyChange(ctx context.Context, projectID, resource, id string, before, after any) error {
-	changed := changedFields(before, after)
+func (s *Server) recordPolicyChange(ctx context.Context, ch policyChange) error {
+	changed := changedFields(ch.before, ch.after)
 	if len(changed) == 0 {
 		return nil
 	}
 	p, t := who(ctx)
-	_, err := s.ledgerAppend(ctx, t.ID, projectID, ledger.PolicyChanged, "", "", p.Actor, map[string]any{
-		"resource": resource, resource + "_id": id, "before": before, "after": after, "changed": changed,
+	_, err := s.ledgerAppend(ctx, t.ID, ch.projectID, ledger.PolicyChanged, "", "", p.Actor, map[string]any{
+		"resource": ch.resource, ch.resource + "_id": ch.id, "before": ch.before, "after": ch.after, "changed": changed,
 	})
 	return err
+}
+
+// createGoverned creates obj, a project or campaign whose governance settings are
+// ch.after where it would otherwise follow ch.before. Settings that differ need
+// governance:write and are ledgered; an object whose settings could not be ledgered is
+// deleted again, since an unrecorded governance setting must not stand.
+func (s *Server) createGoverned(ctx context.Context, obj client.Object, ch policyChange) error {
+	if p, _ := who(ctx); !p.Has(auth.GovernanceWrite) && len(changedFields(ch.before, ch.after)) > 0 {
+		return governanceScopeError(ch.field)
+	}
+	if err := s.opts.Client.Create(ctx, obj); err != nil {
+		return writeErrorOf(err, ch.resource, ch.id)
+	}
+	if err := s.recordPolicyChange(ctx, ch); err != nil {
+		uid := obj.GetUID()
+		derr := s.opts.Client.Delete(context.WithoutCancel(ctx), obj, client.Preconditions{UID: &uid})
+		if derr != nil && !apierrors.IsNotFound(derr) {
+			s.log.Error(derr, "could not delete an object whose governance was not ledgered", "name", obj.GetName(), "request_id", requestID(ctx))
+		}
+		return err
+	}
+	s.awaitCache(ctx, obj, "")
+	return nil
 }
 
 // changedFields lists, sorted, the JSON members whose values differ between two objects.
@@ -271,16 +298,6 @@ func changedFields(before, after any) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// undoCreate deletes an object whose governance could not be ledgered: an unrecorded
-// governance setting must not stand.
-func (s *Server) undoCreate(ctx context.Context, obj client.Object) {
-	uid := obj.GetUID()
-	err := s.opts.Client.Delete(context.WithoutCancel(ctx), obj, client.Preconditions{UID: &uid})
-	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Error(err, "could not delete an object whose governance was not ledgered", "name", obj.GetName(), "request_id", requestID(ctx))
-	}
 }
 
 // etagOf is the strong entity tag (RFC 9110, section 8.8.3) of an object's current
@@ -514,7 +531,8 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 		}
 		return nil, writeErrorOf(err, "project", in.ProjectID)
 	}
-	if err := s.recordPolicyChange(ctx, in.ProjectID, "project", in.ProjectID, before, after); err != nil {
+	if err := s.recordPolicyChange(ctx, policyChange{projectID: in.ProjectID, resource: "project", id: in.ProjectID,
+		before: before, after: after}); err != nil {
 		s.undoGovernance(ctx, upd, prevGovernance)
 		return nil, err
 	}
