@@ -210,8 +210,10 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, err
 	}
 	// One list of the namespace's runs serves the campaign's budget and the tenant's slots.
+	// It is only read, so the cache's objects are not copied: every queued run of the
+	// tenant is admitted again each time a slot frees (queuedOfTenant).
 	runs := &discov1.RunList{}
-	if err := r.List(ctx, runs, client.InNamespace(run.Namespace)); err != nil {
+	if err := r.List(ctx, runs, client.InNamespace(run.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	if constraint, message := governance.Admit(project, campaign, runs.Items, run, run.CreationTimestamp.Time); constraint != "" {
@@ -405,7 +407,7 @@ func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // queuedOfTenant lists the queued runs in the namespace of a run that finished.
 func (r *RunReconciler) queuedOfTenant(ctx context.Context, o client.Object) []reconcile.Request {
 	runs := &discov1.RunList{}
-	if err := r.List(ctx, runs, client.InNamespace(o.GetNamespace())); err != nil {
+	if err := r.List(ctx, runs, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var out []reconcile.Request

@@ -121,7 +121,7 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 // countRuns reports the tenant's runs against its concurrency limit (issue 14, item 8).
 func (r *TenantReconciler) countRuns(ctx context.Context, tenant *discov1.Tenant, ns string) error {
 	runs := &discov1.RunList{}
-	if err := r.List(ctx, runs, client.InNamespace(ns)); err != nil {
+	if err := r.List(ctx, runs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil { // only read
 		return err
 	}
 	tenant.Status.ConcurrentRunLimit = int32(TenantRunLimit(tenant))
