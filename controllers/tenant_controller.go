@@ -101,7 +101,7 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return ctrl.Result{}, err
 	}
 	created = op == controllerutil.OperationResultCreated
-	if err := ensureEngineRBAC(ctx, r.Client, tenant, name); err != nil {
+	if err := removeLegacyEngineRBAC(ctx, r.Client, name); err != nil {
 		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, "EngineRBACFailed", err.Error())
 		return ctrl.Result{}, err
 	}

@@ -7,8 +7,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
 
 // LegacyEngineServiceAccount is the namespace-wide engine identity that earlier versions
@@ -18,10 +16,10 @@ import (
 // item 2). Each run's Job now runs as its own identity (EngineIdentity).
 const LegacyEngineServiceAccount = "disco-engine"
 
-// ensureEngineRBAC leaves the tenant namespace without a namespace-wide engine grant: it
+// removeLegacyEngineRBAC leaves the tenant namespace without a namespace-wide engine grant: it
 // deletes the legacy ServiceAccount and RoleBinding if disco created them (labelled
 // managed-by disco), and never touches objects of that name that others made.
-func ensureEngineRBAC(ctx context.Context, c client.Client, _ *discov1.Tenant, namespace string) error {
+func removeLegacyEngineRBAC(ctx context.Context, c client.Client, namespace string) error {
 	for _, obj := range []client.Object{&rbacv1.RoleBinding{}, &corev1.ServiceAccount{}} {
 		err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: LegacyEngineServiceAccount}, obj)
 		if apierrors.IsNotFound(err) {
