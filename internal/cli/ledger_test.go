@@ -216,3 +216,36 @@ func TestLedgerCommandsReportTheServiceError(t *testing.T) {
 		t.Fatalf("with a credential the hint is not given: %v", err)
 	}
 }
+
+// verify --since checks the signature of the service's current checkpoint too, not only
+// the kept one's: a service answering its verification with a checkpoint signed by
+// another key fails, however the proof looks.
+func TestLedgerVerifySinceChecksTheServiceSignature(t *testing.T) {
+	st, key, l, dir := ledgerFacade(t)
+	appendEntries(t, l, 3)
+	kept := filepath.Join(dir, "kept")
+	if _, err := disco(t, "ledger", "checkpoint", "proj_1", "-o", kept, "--key", key.VerifierKey); err != nil {
+		t.Fatal(err)
+	}
+	// The same ledger, signed by a key that is not the service's.
+	other, err := ledgertest.Appender(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEntries(t, other, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/projects/{p}/ledger/verify", func(w http.ResponseWriter, r *http.Request) {
+		v, err := other.Verify(r.Context(), "ten_a", r.PathValue("p"))
+		if err != nil {
+			t.Error(err)
+		}
+		json.NewEncoder(w).Encode(v)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
+	out, err := disco(t, "ledger", "verify", "--since", kept, "--key", key.VerifierKey)
+	if err == nil || !strings.Contains(err.Error(), "the service's checkpoint") || !strings.Contains(err.Error(), "no valid signature by "+ledger.KeyName) {
+		t.Fatalf("a service checkpoint signed by another key: %v\n%s", err, out)
+	}
+}
