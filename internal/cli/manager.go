@@ -28,7 +28,6 @@ type managerOptions struct {
 	ledgerKeyPath string
 	executor      string
 	engineImage   string
-	engineSA      string
 	engineVolume  string
 	engineCPU     string
 	engineMemory  string
@@ -61,7 +60,7 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.ledgerKeyPath, "ledger-key", "/var/run/disco/ledger.key", "ed25519 key file that signs ledger checkpoints")
 	cmd.Flags().StringVar(&o.executor, "executor", "job", "how runs execute: job (a batch/v1 Job per run) or local (in this process)")
 	cmd.Flags().StringVar(&o.engineImage, "engine-image", os.Getenv("DISCO_ENGINE_IMAGE"), "image of run Jobs (the disco image)")
-	cmd.Flags().StringVar(&o.engineSA, "engine-service-account", "disco-engine", "unused: each run's Job runs as its own service account, disco-engine-<run>, which may write only that run's status")
+	cmd.Flags().String("engine-service-account", "disco-engine", "unused (kept so existing manifests still start): each run's Job runs as its own service account, disco-engine-<run>, which may write only that run's status")
 	cmd.Flags().StringVar(&o.engineVolume, "engine-blob-volume", os.Getenv("DISCO_ENGINE_BLOB_VOLUME"), "with a file:// --blob-url: a core/v1 VolumeSource as JSON (hostPath, nfs, csi) that run Jobs mount at the blob directory")
 	cmd.Flags().StringVar(&o.engineCPU, "engine-cpu", os.Getenv("DISCO_ENGINE_CPU"), "CPU request of a run Job's engine (default 1)")
 	cmd.Flags().StringVar(&o.engineMemory, "engine-memory", os.Getenv("DISCO_ENGINE_MEMORY"), "memory request and limit of a run Job's engine (default 1Gi)")
@@ -131,7 +130,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 			if err != nil {
 				return err
 			}
-			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, ServiceAccountName: o.engineSA, BlobURL: o.blobURL, BlobVolume: vol,
+			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, BlobURL: o.blobURL, BlobVolume: vol,
 				CPU: cpu, Memory: mem}
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)
