@@ -264,7 +264,7 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 
 		c2 := newCampaign(p, 100, 10, nil)
 		Expect(k8sClient.Patch(ctx, p.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"state":"archived"}}`)))).To(Succeed())
-		Eventually(func() error { return editor.Create(ctx, userRun(c2, 5)) }).Should(MatchError(ContainSubstring("project")))
+		Eventually(func() error { return editor.Create(ctx, userRun(c2, 5)) }).Should(MatchError(ContainSubstring("budget_exhausted (archived): the project")))
 	})
 
 	It("admits racing runs one at a time: the one over max_runs fails with BudgetExhausted and uses nothing", func() {
