@@ -80,7 +80,7 @@ func (s *Server) campaignStatus(c *discov1.Campaign) string {
 // campaignOf shows the campaign's governance with the project's values where the
 // campaign sets none.
 func (s *Server) campaignOf(p *discov1.Project, c *discov1.Campaign) Campaign {
-	pg := projectOf(p).Settings.Governance
+	pg := governanceOf(p.Spec.Settings.Governance)
 	g := c.Spec.Governance
 	ceiling := string(g.PromotionCeiling)
 	if ceiling == "" {

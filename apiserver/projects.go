@@ -87,16 +87,15 @@ type projectBody struct {
 	Body Project
 }
 
-// governanceOf is a project's governance as in force: unset rules take their defaults.
+// governanceOf is a project's governance as in force: the policy internal/governance
+// applies to promotions in a project with these settings, unset rules taking their
+// defaults.
 func governanceOf(g discov1.GovernanceSettings) Governance {
-	ceiling := string(g.PromotionCeiling)
-	if ceiling == "" {
-		ceiling = string(governance.DefaultCeiling)
-	}
+	pol := governance.PolicyFor(&discov1.Project{Spec: discov1.ProjectSpec{Settings: discov1.ProjectSettings{Governance: g}}}, nil)
 	return Governance{
-		PromotionCeiling:        ceiling,
-		RequireNegativeControls: ptr.Deref(g.RequireNegativeControls, true),
-		TruthDialThreshold:      ptr.Deref(g.TruthDialThreshold, governance.DefaultThreshold),
+		PromotionCeiling:        string(pol.ProjectCeiling),
+		RequireNegativeControls: pol.RequireControls,
+		TruthDialThreshold:      pol.Threshold,
 	}
 }
 
