@@ -167,18 +167,11 @@ func TestAbuse(t *testing.T) {
 
 	t.Run("an artifact key outside the run's prefix streams nothing", func(t *testing.T) {
 		cid := admin.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": "c", "budget": map[string]any{"compute_units": 10000, "max_runs": 5}})["id"].(string)
-		did := admin.upload(pid, "quadratic", quadraticCSV(120))["id"].(string)
-		eventually(t, time.Minute, "dataset ready", func() bool {
-			_, out := admin.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-			return out["status"] == "ready"
-		})
+		did := admin.readyDataset(pid, "quadratic", quadraticCSV(120))
 		rid := admin.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": "symbolic", "dataset_id": did,
 			"parameters": map[string]any{"target_variables": []string{"y"}}})["id"].(string)
 		runPath := "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
-		eventually(t, 3*time.Minute, "run finished", func() bool {
-			_, s := admin.do("GET", runPath+"/status", nil)
-			return s["status"] == "completed" || s["status"] == "failed"
-		})
+		admin.runEnded(runPath, 3*time.Minute)
 		arts := admin.must(200, "GET", runPath+"/artifacts", nil)["data"].([]any)
 		if len(arts) == 0 {
 			t.Fatal("the run has no artifacts")

@@ -27,18 +27,11 @@ func TestKubernetesPathKeepsTheRules(t *testing.T) {
 
 	pid := a.must(201, "POST", "/projects", map[string]any{"name": "guarded"})["id"].(string)
 	cid := a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": "c", "budget": map[string]any{"compute_units": 10000, "max_runs": 2}})["id"].(string)
-	did := a.upload(pid, "quadratic", quadraticCSV(240))["id"].(string)
-	eventually(t, time.Minute, "dataset ready", func() bool {
-		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-		return out["status"] == "ready"
-	})
+	did := a.readyDataset(pid, "quadratic", quadraticCSV(240))
 	rid := a.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": "symbolic", "dataset_id": did,
 		"parameters": map[string]any{"target_variables": []string{"y"}}})["id"].(string)
 	runPath := "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
-	eventually(t, 3*time.Minute, "run finished", func() bool {
-		_, s := a.do("GET", runPath+"/status", nil)
-		return s["status"] == "completed" || s["status"] == "failed"
-	})
+	a.runEnded(runPath, 3*time.Minute)
 	best := a.must(200, "GET", runPath+"/results", nil)["summary"].(map[string]any)["best_claim_id"].(string)
 
 	creds := p.creds

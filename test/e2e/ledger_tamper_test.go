@@ -19,17 +19,12 @@ func TestTamperedLedger(t *testing.T) {
 	pid := a.must(201, "POST", "/projects", map[string]any{"name": "tamper",
 		"settings": map[string]any{"governance": map[string]any{"truth_dial_threshold": 0.99}}})["id"].(string)
 	cid := a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": "c", "budget": map[string]any{"compute_units": 10000, "max_runs": 5}})["id"].(string)
-	did := a.upload(pid, "q", quadraticCSV(120))["id"].(string)
-	eventually(t, 60e9, "dataset ready", func() bool {
-		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-		return out["status"] == "ready"
-	})
+	did := a.readyDataset(pid, "q", quadraticCSV(120))
 	rid := a.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": "symbolic", "dataset_id": did,
 		"parameters": map[string]any{"target_variables": []string{"y"}}})["id"].(string)
-	eventually(t, 180e9, "run completed", func() bool {
-		_, st := a.do("GET", "/projects/"+pid+"/campaigns/"+cid+"/runs/"+rid+"/status", nil)
-		return st["status"] == "completed"
-	})
+	if st := a.runEnded("/projects/"+pid+"/campaigns/"+cid+"/runs/"+rid, 180e9); st["status"] != "completed" {
+		t.Fatalf("run ended %v", st)
+	}
 	if v := a.must(200, "GET", "/projects/"+pid+"/ledger/verify", nil); v["valid"] != true {
 		t.Fatalf("ledger before tampering: %v", v)
 	}

@@ -24,11 +24,7 @@ func TestKilledMidRun(t *testing.T) {
 		x1, x2, x3 := float64(i%31)/10+0.5, float64(i%17)/6+0.5, math.Sin(float64(i)*0.37)
 		fmt.Fprintf(&b, "%g,%g,%g,%g\n", x1, x2, x3, x1*x2+math.Exp(0.3*x3))
 	}
-	did := a.upload(pid, "slow", []byte(b.String()))["id"].(string)
-	eventually(t, time.Minute, "dataset ready", func() bool {
-		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-		return out["status"] == "ready"
-	})
+	did := a.readyDataset(pid, "slow", []byte(b.String()))
 	rid := a.must(201, "POST", "/projects/"+pid+"/campaigns/"+cid+"/runs", map[string]any{"mode": "neuro_symbolic", "dataset_id": did,
 		"parameters": map[string]any{"target_variables": []string{"y"}, "epochs": 400}})["id"].(string)
 	runPath := "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
@@ -43,12 +39,7 @@ func TestKilledMidRun(t *testing.T) {
 
 	p2 := startDev(t, dir, addr)
 	a.base, a.key = p2.creds.BaseURL, p2.creds.APIKey
-	var status map[string]any
-	eventually(t, 4*time.Minute, "run finished after restart", func() bool {
-		_, status = a.do("GET", runPath+"/status", nil)
-		return status["status"] == "completed" || status["status"] == "failed"
-	})
-	if status["status"] != "completed" {
+	if status := a.runEnded(runPath, 4*time.Minute); status["status"] != "completed" {
 		t.Fatalf("run after restart: %v", status)
 	}
 	results := a.must(200, "GET", runPath+"/results", nil)
