@@ -347,7 +347,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		return nil, writeErrorOf(err, "dataset", id)
 	}
 	succeeded = true
-	s.awaitCache(ctx, ds, "")
+	s.awaitCache(ctx, ds)
 	return &datasetOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: datasetOf(ds)}, nil
 }
 

@@ -138,7 +138,7 @@ func (s *Server) promoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.awaitCache(ctx, out.Claim, out.TierVersion)
+	s.awaitCache(ctx, out.Claim)
 	ev := out.Evaluation
 	return &struct{ Body PromotionResult }{Body: PromotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
@@ -162,7 +162,7 @@ func (s *Server) demoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.awaitCache(ctx, out.Claim, out.TierVersion)
+	s.awaitCache(ctx, out.Claim)
 	return &struct{ Body DemotionResult }{Body: DemotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
 		DemotedAt: out.At, DemotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,

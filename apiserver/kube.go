@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/discolab/disco/apiserver/listindex"
 )
 
 // get reads obj from the cache; an object the cache has not seen yet (just created
@@ -21,28 +23,26 @@ func (s *Server) get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	return err
 }
 
-// awaitCache waits (briefly) until the cache reflects a write: the object exists with a
-// resource version other than before (before is "" after a create, and "gone" waits for
-// deletion). Lists come from the cache, so without this a client that creates and then
-// lists would not find what it just made.
-func (s *Server) awaitCache(ctx context.Context, obj client.Object, before string) {
+// awaitCache waits (briefly) until the cache holds obj as written or a later version of
+// it: obj carries the resource version its write returned (listindex.VersionReached
+// compares them). A version from before the write is not enough, however much it differs
+// from the one read. Lists come from the cache, so without this a client that creates and
+// then lists would not find what it just made.
+func (s *Server) awaitCache(ctx context.Context, obj client.Object) {
 	key := client.ObjectKeyFromObject(obj)
+	written := obj.GetResourceVersion()
 	fresh := obj.DeepCopyObject().(client.Object)
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		err := s.opts.Client.Get(ctx, key, fresh)
-		if apierrors.IsNotFound(err) {
-			return before == "gone", nil
-		}
-		if err != nil {
+		if err := s.opts.Client.Get(ctx, key, fresh); err != nil {
 			return false, nil
 		}
-		return before != "gone" && fresh.GetResourceVersion() != before, nil
+		return listindex.VersionReached(fresh.GetResourceVersion(), written), nil
 	})
 	// The claim index is fed by the same informer, just after the cache's store.
 	if _, ok := obj.(*discov1.Claim); ok && s.claimIndex != nil {
-		s.claimIndex.Await(ctx, key.Namespace, key.Name, before)
+		s.claimIndex.Await(ctx, key.Namespace, key.Name, written)
 	}
 }
 

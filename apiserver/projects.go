@@ -13,8 +13,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/resourceversion"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -273,7 +271,7 @@ func (s *Server) createGoverned(ctx context.Context, obj client.Object, ch polic
 		}
 		return err
 	}
-	s.awaitCache(ctx, obj, "")
+	s.awaitCache(ctx, obj)
 	return nil
 }
 
@@ -363,24 +361,6 @@ func preconditionFailed(kind, id string, current client.Object) error {
 		e = e.With("etag", etagOf(current))
 	}
 	return e
-}
-
-// awaitVersion waits (briefly) until the cache holds obj's version or a later one, so a
-// read after the write sees it. Resource versions are compared as KEP-5504 defines.
-func (s *Server) awaitVersion(ctx context.Context, obj client.Object) {
-	key := client.ObjectKeyFromObject(obj)
-	fresh := obj.DeepCopyObject().(client.Object)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if err := s.opts.Client.Get(ctx, key, fresh); err != nil {
-			return apierrors.IsNotFound(err), nil
-		}
-		if c, err := resourceversion.CompareResourceVersion(fresh.GetResourceVersion(), obj.GetResourceVersion()); err == nil {
-			return c >= 0, nil
-		}
-		return fresh.GetResourceVersion() == obj.GetResourceVersion(), nil
-	})
 }
 
 type listProjectsInput struct {
@@ -535,7 +515,7 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 		s.undoGovernance(ctx, upd, prevGovernance)
 		return nil, err
 	}
-	s.awaitVersion(ctx, upd)
+	s.awaitCache(ctx, upd)
 	return &projectBody{ETag: etagOf(upd), Body: projectOf(upd)}, nil
 }
 

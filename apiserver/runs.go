@@ -296,7 +296,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 		if err != nil {
 			return nil, writeErrorOf(err, "run", id)
 		}
-		s.awaitCache(ctx, run, "")
+		s.awaitCache(ctx, run)
 		return &runOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
 	}
 }
@@ -528,7 +528,6 @@ func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*struct{ Body Run 
 			With("run_id", in.RunID).With("status", string(ph))
 	}
 	if r.Annotations[discov1.AnnotationCancelRequested] == "" {
-		before := r.ResourceVersion
 		patch := client.MergeFrom(r.DeepCopy())
 		if r.Annotations == nil {
 			r.Annotations = map[string]string{}
@@ -537,7 +536,7 @@ func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*struct{ Body Run 
 		if err := s.opts.Client.Patch(ctx, r, patch); err != nil {
 			return nil, writeErrorOf(err, "run", in.RunID)
 		}
-		s.awaitCache(ctx, r, before)
+		s.awaitCache(ctx, r)
 	}
 	return &struct{ Body Run }{Body: runOf(r)}, nil
 }

@@ -36,6 +36,7 @@ import (
 
 	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -200,16 +201,17 @@ func (x *Index) WaitForSync(ctx context.Context) error {
 	return nil
 }
 
-// Await waits (until ctx ends) for the index to reflect a write, with awaitCache's
-// semantics: the claim is present with a resource version other than before ("" after a
-// create), or absent when before is "gone". Event handlers run just after the cache's store
-// is updated, so call it after awaitCache when a request lists right after writing a claim.
-func (x *Index) Await(ctx context.Context, namespace, name, before string) bool {
+// Await waits (until ctx ends) for the index to reflect a write, as the facade's
+// awaitCache waits for the cache: the claim is present at resource version written or a
+// later one, or absent when written is "gone". Event handlers run just after the cache's
+// store is updated, so call it after awaitCache when a request lists right after writing
+// a claim.
+func (x *Index) Await(ctx context.Context, namespace, name, written string) bool {
 	key := types.NamespacedName{Namespace: namespace, Name: name}
 	for {
 		x.mu.RLock()
 		e := x.byName[key]
-		done := (before == "gone" && e == nil) || (before != "gone" && e != nil && e.c.ResourceVersion != before)
+		done := (written == "gone" && e == nil) || (written != "gone" && e != nil && VersionReached(e.c.ResourceVersion, written))
 		x.mu.RUnlock()
 		if done {
 			return true
@@ -220,6 +222,17 @@ func (x *Index) Await(ctx context.Context, namespace, name, before string) bool 
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
+}
+
+// VersionReached reports whether an object at resource version have holds a write that
+// returned version written: have is written or later. Versions are compared as
+// k8s.io/apimachinery's resourceversion.CompareResourceVersion defines (KEP-5504);
+// versions it cannot compare only match when equal.
+func VersionReached(have, written string) bool {
+	if c, err := resourceversion.CompareResourceVersion(have, written); err == nil {
+		return c >= 0
+	}
+	return have == written
 }
 
 // Len returns the number of indexed claims.

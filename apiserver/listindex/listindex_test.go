@@ -266,6 +266,12 @@ func TestUpdateDeleteAndCounts(t *testing.T) {
 	if !x.Await(ctx, "t", "a", "2") {
 		t.Fatal("Await did not see the new version")
 	}
+	// A version the index has not reached is waited for, though it differs from the one held.
+	ended, end := context.WithCancel(context.Background())
+	end()
+	if x.Await(ended, "t", "a", "4") {
+		t.Fatal("Await took version 3 for a write that returned 4")
+	}
 
 	// Filter func: extra predicate, totals by scan.
 	items, total, _, _ := x.Page("t", "p", Query{Filter: func(c *discov1.Claim) bool { return c.Spec.Score >= 0.5 }})
