@@ -47,7 +47,7 @@ install_packages() {
   local need=()
   command -v containerd >/dev/null 2>&1 || need+=(containerd)
   command -v runc >/dev/null 2>&1 || need+=(runc)
-  [ -x /usr/lib/cni/bridge ] || [ -x /opt/cni/bin/bridge ] || need+=(containernetworking-plugins)
+  [ -x "$(cni_bin_dir)/bridge" ] || need+=(containernetworking-plugins)
   command -v conntrack >/dev/null 2>&1 || need+=(conntrack)
   command -v iptables >/dev/null 2>&1 || need+=(iptables)
   if [ "${#need[@]}" -eq 0 ]; then

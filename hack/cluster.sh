@@ -300,8 +300,6 @@ restrict_oom() {
   if (( (0x$eff >> 24) & 1 )); then echo false; else echo true; fi
 }
 
-cni_bin_dir() { if [ -x /usr/lib/cni/bridge ]; then echo /usr/lib/cni; else echo /opt/cni/bin; fi; }
-
 # --- up and down -------------------------------------------------------------------------------
 
 preflight() {

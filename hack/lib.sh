@@ -1,6 +1,7 @@
-# Shared by the hack/build-*.sh scripts (sourced, not run). They build Kubernetes binaries from
-# the Go module proxy, because nothing can be downloaded from release pages (DESIGN.md, "Control
-# plane binaries without downloads"), and cache the results per version outside the checkout.
+# Shared by the hack/build-*.sh scripts and hack/cluster.sh (sourced, not run). The build
+# scripts build Kubernetes binaries from the Go module proxy, because nothing can be downloaded
+# from release pages (DESIGN.md, "Control plane binaries without downloads"), and cache the
+# results per version outside the checkout.
 #
 # The caller sets LOG_PREFIX before sourcing; KUBE_VERSION defaults to the Makefile's.
 
@@ -13,6 +14,10 @@ STAGING_VERSION="v0.${KUBE_VERSION#v1.}"
 log() { printf '[%s] %s\n' "${LOG_PREFIX:-hack}" "$*" >&2; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# cni_bin_dir: where the CNI plugins are: /usr/lib/cni from Debian's containernetworking-plugins,
+# else the upstream default /opt/cni/bin.
+cni_bin_dir() { if [ -x /usr/lib/cni/bridge ]; then echo /usr/lib/cni; else echo /opt/cni/bin; fi; }
 
 # phase NAME: starts timing a phase; phase_end prints how long the current phase took.
 _phase_name=""
