@@ -131,34 +131,41 @@ EOF
 
 # --- processes ----------------------------------------------------------------------------------
 
+# The components, in the order up starts them.
+COMPONENTS=(etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+
 pidfile() { echo "$D/run/$1.pid"; }
+
+# binary NAME: component NAME's executable: the machine's containerd (Debian's package), or
+# the one hack/ built into bin/k8s.
+binary() { if [ "$1" = containerd ]; then echo containerd; else echo "$BIN/$1"; fi; }
 
 # running NAME: the pid recorded for NAME is alive and still runs NAME's binary.
 running() {
   local pid
   pid="$(cat "$(pidfile "$1")" 2>/dev/null)" || return 1
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -1 | grep -q "$2"
+  tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -1 | grep -q "$(binary "$1")"
 }
 
-# start NAME BINARY ARGS...: starts BINARY detached, logging to logs/NAME.log, unless running.
+# start NAME ARGS...: starts NAME's binary detached, logging to logs/NAME.log, unless running.
 start() {
-  local name="$1" bin="$2"
-  shift 2
-  if running "$name" "$bin"; then
+  local name="$1"
+  shift
+  if running "$name"; then
     log "$name is running (pid $(cat "$(pidfile "$name")"))"
     return
   fi
   log "starting $name"
   echo "=== $(date -u +%FT%TZ) start" >> "$D/logs/$name.log"
-  setsid "$bin" "$@" >> "$D/logs/$name.log" 2>&1 < /dev/null &
+  setsid "$(binary "$name")" "$@" >> "$D/logs/$name.log" 2>&1 < /dev/null &
   echo $! > "$(pidfile "$name")"
 }
 
-# stop NAME BINARY: SIGTERM, then SIGKILL after 20 s.
+# stop NAME: SIGTERM, then SIGKILL after 20 s.
 stop() {
   local name="$1" pid i
-  running "$1" "$2" || { rm -f "$(pidfile "$name")"; return 0; }
+  running "$name" || { rm -f "$(pidfile "$name")"; return 0; }
   pid="$(cat "$(pidfile "$name")")"
   log "stopping $name (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true
@@ -167,17 +174,28 @@ stop() {
   rm -f "$(pidfile "$name")"
 }
 
-# wait_for WHAT SECONDS CMD...: polls CMD every half second; on timeout shows the log.
+# wait_for WHAT SECONDS CMD...: polls CMD every half second for SECONDS; on timeout, when
+# WHAT is a component, shows the end of its log.
 wait_for() {
-  local what="$1" secs="$2" i
+  local what="$1" secs="$2"
+  local end=$((SECONDS + secs))
   shift 2
-  for i in $(seq 1 $((secs * 2))); do
+  while [ "$SECONDS" -lt "$end" ]; do
     if "$@" >/dev/null 2>&1; then return 0; fi
     sleep 0.5
   done
-  log "$what did not come up in ${secs}s; last lines of $D/logs/$what.log:"
-  tail -20 "$D/logs/$what.log" >&2 || true
+  log "$what is not ready after ${secs}s"
+  if [ -f "$D/logs/$what.log" ]; then
+    log "last lines of $D/logs/$what.log:"
+    tail -20 "$D/logs/$what.log" >&2 || true
+  fi
   exit 1
+}
+
+# start_containerd: the cluster's containerd, answering on its socket.
+start_containerd() {
+  start containerd --config "$D/containerd/config.toml"
+  wait_for containerd 60 ctr_ version
 }
 
 api_ready() { curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "https://127.0.0.1:$API_PORT/readyz" >/dev/null; }
@@ -333,22 +351,21 @@ up() {
   write_configs "$ip"
 
   phase "etcd"
-  start etcd "$BIN/etcd" --name disco --data-dir "$D/etcd" \
+  start etcd --name disco --data-dir "$D/etcd" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
     --initial-cluster "disco=http://127.0.0.1:$((ETCD_PORT + 1))" --listen-metrics-urls "http://127.0.0.1:$((ETCD_PORT + 2))"
   wait_for etcd 60 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
 
   phase "containerd"
-  start containerd containerd --config "$D/containerd/config.toml"
-  wait_for containerd 60 ctr --address "$SOCK" version
+  start_containerd
   phase "images"
   local img
   for img in pause disco; do ctr_ images import "$IMAGE_DIR/$img.oci.tar" >/dev/null; done
   ctr_ images ls -q | grep -v '^sha256:' | sed 's/^/[cluster]   /' >&2
 
   phase "kube-apiserver"
-  start kube-apiserver "$BIN/kube-apiserver" \
+  start kube-apiserver \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
     --bind-address 0.0.0.0 --secure-port "$API_PORT" --advertise-address "$ip" \
     --service-cluster-ip-range "$SERVICE_CIDR" \
@@ -366,23 +383,23 @@ up() {
   wait_for kube-apiserver 180 api_ready
 
   phase "kube-controller-manager, kube-scheduler"
-  start kube-controller-manager "$BIN/kube-controller-manager" \
+  start kube-controller-manager \
     --kubeconfig "$D/kubeconfigs/controller-manager" \
     --authentication-kubeconfig "$D/kubeconfigs/controller-manager" --authorization-kubeconfig "$D/kubeconfigs/controller-manager" \
     --bind-address 127.0.0.1 --leader-elect=false --cluster-name disco \
     --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
     --root-ca-file "$PKI/ca.crt" --service-account-private-key-file "$PKI/sa.key" --use-service-account-credentials=true \
     --service-cluster-ip-range "$SERVICE_CIDR" --controllers '*,bootstrapsigner,tokencleaner' --profiling=false
-  start kube-scheduler "$BIN/kube-scheduler" \
+  start kube-scheduler \
     --kubeconfig "$D/kubeconfigs/scheduler" \
     --authentication-kubeconfig "$D/kubeconfigs/scheduler" --authorization-kubeconfig "$D/kubeconfigs/scheduler" \
     --bind-address 127.0.0.1 --leader-elect=false --profiling=false
 
   phase "kubelet, kube-proxy"
   mkdir -p "$D/kubelet/root"
-  start kubelet "$BIN/kubelet" --config "$D/kubelet/config.yaml" --kubeconfig "$D/kubeconfigs/kubelet" \
+  start kubelet --config "$D/kubelet/config.yaml" --kubeconfig "$D/kubeconfigs/kubelet" \
     --root-dir "$D/kubelet/root" --cert-dir "$D/kubelet/pki" --hostname-override "$NODE_NAME" --node-ip "$ip"
-  start kube-proxy "$BIN/kube-proxy" --config "$D/kube-proxy/config.yaml"
+  start kube-proxy --config "$D/kube-proxy/config.yaml"
 
   phase "node $NODE_NAME Ready"
   wait_for kubelet 120 curl -sf http://127.0.0.1:10248/healthz
@@ -426,7 +443,7 @@ install_disco() {
   local f
   for f in disco-apiserver.crt disco-apiserver.key ledger.key; do install -m 600 "$PKI/$f" "$inst/$f"; done
   local digest
-  wait_for containerd 60 ctr --address "$SOCK" version
+  wait_for containerd 60 ctr_ version
   # `install` alone must also pick up a rebuilt image: import it again (idempotent).
   ctr_ images import "$IMAGE_DIR/disco.oci.tar" >/dev/null
   digest="$(ctr_ images ls | awk -v r="$DISCO_IMG" '$1 == r {print $3}')"
@@ -448,10 +465,10 @@ install_disco() {
       exit 1
     fi
   done
-  wait_cmd "a manager of the current rollout leading" 120 manager_leads
-  wait_cmd "the admission webhooks' CA" 120 webhook_ca_injected
-  wait_cmd "APIService v1.api.disco.dev" 120 kubectl_ wait --for=condition=Available apiservice/v1.api.disco.dev --timeout=5s
-  wait_cmd "the facade at http://127.0.0.1:$NODEPORT" 120 curl -sf "http://127.0.0.1:$NODEPORT/readyz"
+  wait_for "a manager of the current rollout leading" 120 manager_leads
+  wait_for "the admission webhooks' CA" 120 webhook_ca_injected
+  wait_for "APIService v1.api.disco.dev" 120 kubectl_ wait --for=condition=Available apiservice/v1.api.disco.dev --timeout=5s
+  wait_for "the facade at http://127.0.0.1:$NODEPORT" 120 curl -sf "http://127.0.0.1:$NODEPORT/readyz"
 
   phase "disco: admin API key, $D/credentials.json"
   write_credentials
@@ -496,10 +513,8 @@ patches:
     spec:
       caBundle: $ca
 YAML
-  local d c
-  for d in disco-manager:manager disco-apiserver:apiserver; do
-    c="${d#*:}"
-    d="${d%%:*}"
+  local d
+  for d in disco-manager disco-apiserver; do
     cat <<YAML
 - patch: |-
     apiVersion: apps/v1
@@ -519,7 +534,7 @@ YAML
           - name: db
             hostPath: {path: $data/db, type: Directory}
 YAML
-    if [ "$c" = manager ]; then
+    if [ "$d" = disco-manager ]; then
       cat <<YAML
           containers:
           - name: manager
@@ -545,18 +560,6 @@ webhook_ca_injected() {
   for w in validating mutating; do
     [ -n "$(kubectl_ get "${w}webhookconfiguration" "disco-$w-webhook-configuration" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')" ] || return 1
   done
-}
-
-# wait_cmd WHAT SECONDS CMD...: like wait_for, without a log file to show.
-wait_cmd() {
-  local what="$1" secs="$2" i
-  shift 2
-  for i in $(seq 1 "$secs"); do
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    sleep 1
-  done
-  log "$what is not ready after ${secs}s"
-  exit 1
 }
 
 # write_credentials: keeps the API key of an earlier up while the facade accepts it;
@@ -594,12 +597,11 @@ JSON
 # it died), so no shim or container process outlives `down`.
 kill_tasks() {
   [ -f "$D/containerd/config.toml" ] || return 0
-  if ! running containerd containerd; then
+  if ! running containerd; then
     [ -d "$D/containerd/state/io.containerd.runtime.v2.task/k8s.io" ] &&
       [ -n "$(ls -A "$D/containerd/state/io.containerd.runtime.v2.task/k8s.io" 2>/dev/null)" ] || return 0
     mkdir -p "$D/run" "$D/logs"
-    start containerd containerd --config "$D/containerd/config.toml"
-    wait_for containerd 60 ctr --address "$SOCK" version
+    start_containerd
   fi
   local id
   for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; done
@@ -610,16 +612,16 @@ kill_tasks() {
 
 down() {
   phase "kubelet, kube-proxy"
-  stop kubelet "$BIN/kubelet"
-  stop kube-proxy "$BIN/kube-proxy"
+  stop kubelet
+  stop kube-proxy
   phase "containers"
   kill_tasks
   phase "control plane"
-  stop kube-scheduler "$BIN/kube-scheduler"
-  stop kube-controller-manager "$BIN/kube-controller-manager"
-  stop kube-apiserver "$BIN/kube-apiserver"
-  stop etcd "$BIN/etcd"
-  stop containerd containerd
+  stop kube-scheduler
+  stop kube-controller-manager
+  stop kube-apiserver
+  stop etcd
+  stop containerd
   phase "shims, mounts, network"
   local pid
   for pid in $(pgrep -f "containerd-shim.*-address $SOCK" || true); do kill -KILL "$pid" 2>/dev/null || true; done
@@ -660,13 +662,9 @@ remove_kube_chains() {
 }
 
 status() {
-  local c b
-  for c in etcd:"$BIN/etcd" containerd:containerd kube-apiserver:"$BIN/kube-apiserver" \
-    kube-controller-manager:"$BIN/kube-controller-manager" kube-scheduler:"$BIN/kube-scheduler" \
-    kubelet:"$BIN/kubelet" kube-proxy:"$BIN/kube-proxy"; do
-    b="${c#*:}"
-    c="${c%%:*}"
-    if running "$c" "$b"; then echo "$c running (pid $(cat "$(pidfile "$c")"))"; else echo "$c stopped"; fi
+  local c
+  for c in "${COMPONENTS[@]}"; do
+    if running "$c"; then echo "$c running (pid $(cat "$(pidfile "$c")"))"; else echo "$c stopped"; fi
   done
 }
 
