@@ -100,12 +100,7 @@ func TestDiscoveryFlow(t *testing.T) {
 	campaign := a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": "c", "budget": map[string]any{"compute_units": 10000, "max_runs": 5}})
 	cid := campaign["id"].(string)
 
-	ds := a.upload(pid, "quadratic", quadraticCSV(240))
-	did := ds["id"].(string)
-	eventually(t, time.Minute, "dataset ready", func() bool {
-		_, out := a.do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-		return out["status"] == "ready"
-	})
+	did := a.readyDataset(pid, "quadratic", quadraticCSV(240))
 	profile := a.must(200, "GET", "/projects/"+pid+"/datasets/"+did+"/profile", nil)
 	if profile["row_count"].(float64) != 240 {
 		t.Errorf("profile row_count = %v", profile["row_count"])
@@ -118,12 +113,7 @@ func TestDiscoveryFlow(t *testing.T) {
 		t.Errorf("new run status = %v", run["status"])
 	}
 	runPath := "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
-	var status map[string]any
-	eventually(t, 3*time.Minute, "run completed", func() bool {
-		_, status = a.do("GET", runPath+"/status", nil)
-		return status["status"] == "completed" || status["status"] == "failed"
-	})
-	if status["status"] != "completed" {
+	if status := a.runEnded(runPath, 3*time.Minute); status["status"] != "completed" {
 		t.Fatalf("run ended %v", status)
 	}
 	results := a.must(200, "GET", runPath+"/results", nil)
