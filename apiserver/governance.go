@@ -119,10 +119,6 @@ func tierMoveError(err error, claimID string) error {
 		return apierror.Conflict("the claim was changed concurrently; read it again and retry").
 			With("claim_id", claimID).With("resource", "claim")
 	}
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return err
-	}
 	return writeErrorOf(err, "claim", claimID)
 }
 
@@ -183,12 +179,4 @@ func (s *Server) ledgerAppend(ctx context.Context, tenantID, projectID, eventTyp
 		return "", internalError(err)
 	}
 	return e.ID, nil
-}
-
-// publish queues a webhook event; a failure is logged, not returned: the change it
-// announces has happened.
-func (s *Server) publish(ctx context.Context, tenantID, projectID, eventType string, data map[string]any) {
-	if _, err := webhook.NewPublisher(s.opts.Store, s.now).Publish(ctx, tenantID, projectID, eventType, data); err != nil {
-		s.log.Error(err, "queueing webhook event", "type", eventType, "request_id", requestID(ctx))
-	}
 }
