@@ -317,6 +317,9 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 	w, r := rawRequest(ctx)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
+		if e := requestBodyError(err); e != nil {
+			return nil, e
+		}
 		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the form could not be parsed")
 	}
 	if !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(s.csrfToken(r.URL.RawQuery))) {

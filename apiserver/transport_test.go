@@ -147,8 +147,8 @@ func rawExchange(t *testing.T, addr, method, path, key, contentType string, decl
 
 // TestStalledBodyIsCutOff (issue 17): a client that sends headers and part of a body,
 // then nothing, is answered 408 and disconnected after the stall timeout, on the
-// token endpoint (no credential needed) and on a JSON operation; one whose request is
-// refused before its body is read is disconnected too.
+// token endpoint and the sign-in form (no credential needed) and on a JSON operation;
+// one whose request is refused before its body is read is disconnected too.
 func TestStalledBodyIsCutOff(t *testing.T) {
 	addr, logs := timedServer(t, Timeouts{BodyStall: 200 * time.Millisecond, Body: 2 * time.Second})
 	form := "application/x-www-form-urlencoded"
@@ -156,6 +156,11 @@ func TestStalledBodyIsCutOff(t *testing.T) {
 	checkEnvelope(t, r, http.StatusRequestTimeout, "request_timeout")
 	if !closed {
 		t.Error("/v1/auth/token: connection left open after the 408")
+	}
+	r, closed = rawExchange(t, addr, "POST", "/v1/auth/authorize", "", form, 200, 0, false, "decision=approve&")
+	checkEnvelope(t, r, http.StatusRequestTimeout, "request_timeout")
+	if !closed {
+		t.Error("/v1/auth/authorize: connection left open after the 408")
 	}
 	r, closed = rawExchange(t, addr, "POST", "/v1/projects", env.adminA, "application/json", 200, 0, false, `{"name":`)
 	checkEnvelope(t, r, http.StatusRequestTimeout, "request_timeout")
@@ -196,6 +201,17 @@ func TestBodyTimeoutsSpareMovingUploads(t *testing.T) {
 	r, _ = rawExchange(t, addr, "POST", "/v1/projects/"+pid+"/datasets", env.adminA, "multipart/form-data; boundary="+boundary,
 		len(body), 150*time.Millisecond, false, parts...)
 	r.expect(t, http.StatusCreated)
+}
+
+// TestSignInFormOverItsLimitIs413: the sign-in form is read by its handler, and a body
+// over its limit is answered like any other, 413 payload_too_large with the limit.
+func TestSignInFormOverItsLimitIs413(t *testing.T) {
+	r := call(t, "POST", "/v1/auth/authorize", "", "username="+strings.Repeat("x", 70<<10),
+		"Content-Type", "application/x-www-form-urlencoded")
+	checkEnvelope(t, r, http.StatusRequestEntityTooLarge, "payload_too_large")
+	if r.errDetails()["limit_bytes"] != float64(64<<10) {
+		t.Fatalf("details %v", r.errDetails())
+	}
 }
 
 // TestTruncatedBodyIs400 (issue 17): a body shorter than its Content-Length (the
