@@ -63,11 +63,6 @@ func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 	return s.userWhere(ctx, "id = ?", id)
 }
 
-// CheckPassword reports whether password matches the user's stored hash.
-func (u User) CheckPassword(password string) bool {
-	return bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) == nil
-}
-
 // Disabled reports whether the user is disabled.
 func (u User) Disabled() bool { return u.DisabledAt != nil }
 

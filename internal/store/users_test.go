@@ -32,8 +32,10 @@ func TestUsers(t *testing.T) {
 		if err != nil || byID.Username != "ada" || !byID.CreatedAt.Equal(u.CreatedAt) {
 			t.Fatalf("UserByID = %+v, %v", byID, err)
 		}
-		if !byID.CheckPassword("correct horse") || byID.CheckPassword("wrong") {
-			t.Error("CheckPassword does not tell the right password from a wrong one")
+		right, rightOK, err := st.VerifyPassword(ctx, "ada", "correct horse")
+		_, wrongOK, werr := st.VerifyPassword(ctx, "ada", "wrong")
+		if err != nil || werr != nil || !rightOK || right.ID != u.ID || wrongOK {
+			t.Error("VerifyPassword does not tell the right password from a wrong one")
 		}
 		if _, err := st.CreateUser(ctx, "ten_b", "ada", "x"); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("duplicate username: err = %v, want ErrConflict", err)
