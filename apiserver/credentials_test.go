@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -153,19 +152,7 @@ func (c *testClock) advance(d time.Duration) {
 // test moves. It returns the base URL (including /v1).
 func clockedServer(t *testing.T, clock *testClock) string {
 	t.Helper()
-	hs := httptest.NewUnstartedServer(nil)
-	base := "http://" + hs.Listener.Addr().String() + "/v1"
-	s, err := New(Options{
-		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob, BaseURL: base,
-		Now: clock.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs.Config.Handler = s.Handler()
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return base
+	return replicaWith(t, func(o *Options) { o.Now = clock.Now })
 }
 
 // signIn is one pass through the login page at base: the answer to the form post, and the

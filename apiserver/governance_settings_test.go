@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -191,32 +190,6 @@ func racingServer(t *testing.T, touch func(ctx context.Context, p *discov1.Proje
 		},
 	})
 	return replicaWith(t, func(o *Options) { o.Client = c }), updates
-}
-
-// replicaWith starts another facade over the shared control plane and store, with the
-// options change makes, and returns its base URL (with /v1).
-func replicaWith(t *testing.T, change func(*Options)) string {
-	t.Helper()
-	hs := httptest.NewUnstartedServer(nil)
-	url := "http://" + hs.Listener.Addr().String() + "/v1"
-	opts := Options{
-		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
-		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
-	}
-	change(&opts)
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.limits.anonymous = 1 << 20
-	for tier := range s.limits.requests {
-		s.limits.requests[tier] = 1 << 20
-		s.limits.runs[tier] = 1 << 20
-	}
-	hs.Config.Handler = s.Handler()
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return url
 }
 
 // noWatch lets the interceptor wrap a client that does not watch; the facade never does.

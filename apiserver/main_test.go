@@ -179,6 +179,32 @@ func makeTenant(ctx context.Context, tier discov1.TenantTier) (string, error) {
 	return id, nil
 }
 
+// replicaWith starts another facade over the shared control plane and store, with the
+// options change makes, and returns its base URL (with /v1).
+func replicaWith(t *testing.T, change func(*Options)) string {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil)
+	url := "http://" + hs.Listener.Addr().String() + "/v1"
+	opts := Options{
+		Client: env.client, APIReader: env.direct, Store: env.store, Ledger: env.ledger, Blob: env.blob,
+		BaseURL: url, MaxUploadBytes: 1 << 20, AllowLoopbackWebhooks: true,
+	}
+	change(&opts)
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.limits.anonymous = 1 << 20
+	for tier := range s.limits.requests {
+		s.limits.requests[tier] = 1 << 20
+		s.limits.runs[tier] = 1 << 20
+	}
+	hs.Config.Handler = s.Handler()
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return url
+}
+
 // newKey creates an API key for the tenant with the given scopes and project restriction.
 func newKey(t *testing.T, tenantID string, scopes []string, projects ...string) string {
 	t.Helper()
