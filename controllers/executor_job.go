@@ -48,12 +48,9 @@ type FailureReporter interface {
 // admins manage quotas with Kueue. Each Job runs as its run's own engine identity
 // (EngineIdentity), which may write that run's status and nothing else.
 type JobExecutor struct {
-	Client client.Client
-	Image  string
-	// ServiceAccountName is no longer used: each run's Job runs as its own service
-	// account, EngineIdentity(run name).
-	ServiceAccountName string
-	BlobURL            string
+	Client  client.Client
+	Image   string
+	BlobURL string
 	// BlobVolume, when set and BlobURL is a file:// URL, is mounted into every engine pod at
 	// the URL's directory, so that the engine reads and writes the directory the manager and
 	// the facade use: a hostPath on a single node, or a shared file system (NFS, a CSI

@@ -98,7 +98,7 @@ var _ = BeforeSuite(func() {
 	local := &LocalExecutor{Workers: 2, Exec: &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}}
 	Expect(mgr.Add(local)).To(Succeed())
 	testEvents = &recordingPublisher{}
-	testJobs = &JobExecutor{Client: mgr.GetClient(), Image: "disco:test", ServiceAccountName: "disco-engine", BlobURL: "file:///blobs", TimeLimit: time.Minute}
+	testJobs = &JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
 	testExecution = &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
 	Expect(Setup(ctx, mgr, Options{Now: clock.Now, Profiler: &fakeProfiler{},
 		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
