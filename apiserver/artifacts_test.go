@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -52,16 +51,7 @@ func setArtifacts(t *testing.T, run *discov1.Run, resultsKey string, artifacts .
 	if err := env.direct.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() error {
-		var c discov1.Run
-		if err := env.client.Get(ctx, client.ObjectKeyFromObject(run), &c); err != nil {
-			return err
-		}
-		if len(c.Status.Artifacts) != len(artifacts) {
-			return fmt.Errorf("status not in the cache yet")
-		}
-		return nil
-	})
+	inFacadeCache(t, run)
 }
 
 // download fetches an artifact's content.

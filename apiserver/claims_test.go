@@ -33,9 +33,7 @@ func makeClaim(t *testing.T, pid, cid, rid string, typ discov1.ClaimType, score 
 	if err := env.direct.Create(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() error {
-		return env.client.Get(context.Background(), client.ObjectKeyFromObject(c), &discov1.Claim{})
-	})
+	inFacadeCache(t, c)
 	return id
 }
 

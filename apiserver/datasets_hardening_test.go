@@ -49,16 +49,7 @@ func setDatasetStatus(t *testing.T, ds *discov1.Dataset, status discov1.DatasetS
 	if err := env.direct.Status().Update(ctx, fresh); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() error {
-		var c discov1.Dataset
-		if err := env.client.Get(ctx, client.ObjectKeyFromObject(fresh), &c); err != nil {
-			return err
-		}
-		if c.Status.ProfileKey != status.ProfileKey || c.Status.Message != status.Message {
-			return fmt.Errorf("status not in the cache yet")
-		}
-		return nil
-	})
+	inFacadeCache(t, fresh)
 }
 
 func TestDatasetKeysAreTenantScoped(t *testing.T) {

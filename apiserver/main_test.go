@@ -25,6 +25,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/listindex"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
@@ -203,6 +204,22 @@ func replicaWith(t *testing.T, change func(*Options)) string {
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return url
+}
+
+// inFacadeCache waits until the facade's cache holds obj as the test wrote it through
+// env.direct: at the resource version the write returned, or a later one.
+func inFacadeCache(t *testing.T, obj client.Object) {
+	t.Helper()
+	fresh := obj.DeepCopyObject().(client.Object)
+	eventually(t, func() error {
+		if err := env.client.Get(context.Background(), client.ObjectKeyFromObject(obj), fresh); err != nil {
+			return err
+		}
+		if !listindex.VersionReached(fresh.GetResourceVersion(), obj.GetResourceVersion()) {
+			return fmt.Errorf("the cache holds %s at version %s, not yet %s", obj.GetName(), fresh.GetResourceVersion(), obj.GetResourceVersion())
+		}
+		return nil
+	})
 }
 
 // newKey creates an API key for the tenant with the given scopes and project restriction.

@@ -199,16 +199,7 @@ func markReady(t *testing.T, datasetID string, variables ...string) {
 	if err := env.direct.Status().Update(ctx, &ds); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() error {
-		var c discov1.Dataset
-		if err := env.client.Get(ctx, client.ObjectKeyFromObject(&ds), &c); err != nil {
-			return err
-		}
-		if c.Status.Phase != discov1.DatasetReady {
-			return fmt.Errorf("not ready in cache")
-		}
-		return nil
-	})
+	inFacadeCache(t, &ds)
 }
 
 func TestDatasets(t *testing.T) {
