@@ -110,33 +110,29 @@ func (s *Store) VerifyPassword(ctx context.Context, username, password string) (
 // disabled (the first time is kept). Unknown usernames give ErrNotFound.
 func (s *Store) DisableUser(ctx context.Context, username string) error {
 	now := millis(s.Now())
-	return s.updateUser(ctx, username, `disabled_at = COALESCE(disabled_at, ?), sessions_revoked_at = ?`, now, now)
+	return s.changeUser(ctx, "disable user", `UPDATE users SET disabled_at = COALESCE(disabled_at, ?), sessions_revoked_at = ?`, username, now, now)
 }
 
 // EnableUser lets a disabled user sign in again. Sessions ended by DisableUser stay
 // ended. Unknown usernames give ErrNotFound.
 func (s *Store) EnableUser(ctx context.Context, username string) error {
-	return s.updateUser(ctx, username, `disabled_at = NULL`)
+	return s.changeUser(ctx, "enable user", `UPDATE users SET disabled_at = NULL`, username)
 }
 
 // DeleteUser removes the user. Their sessions end with them: a session is only accepted
 // while its user exists. Unknown usernames give ErrNotFound.
 func (s *Store) DeleteUser(ctx context.Context, username string) error {
-	res, err := s.db.ExecContext(ctx, s.Rebind(`DELETE FROM users WHERE username = ?`), strings.TrimSpace(username))
-	if err != nil {
-		return fmt.Errorf("store: delete user: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: no user %q", ErrNotFound, username)
-	}
-	return nil
+	return s.changeUser(ctx, "delete user", `DELETE FROM users`, username)
 }
 
-func (s *Store) updateUser(ctx context.Context, username, set string, args ...any) error {
+// changeUser runs stmt, an UPDATE or DELETE of the users table with args for its
+// placeholders, on the user with that username (surrounding spaces ignored); an unknown
+// username gives ErrNotFound.
+func (s *Store) changeUser(ctx context.Context, op, stmt, username string, args ...any) error {
 	username = strings.TrimSpace(username)
-	res, err := s.db.ExecContext(ctx, s.Rebind(`UPDATE users SET `+set+` WHERE username = ?`), append(args, username)...)
+	res, err := s.db.ExecContext(ctx, s.Rebind(stmt+` WHERE username = ?`), append(args, username)...)
 	if err != nil {
-		return fmt.Errorf("store: update user: %w", err)
+		return fmt.Errorf("store: %s: %w", op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%w: no user %q", ErrNotFound, username)
