@@ -13,11 +13,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/discolab/disco/internal/cli"
+	"github.com/discolab/disco/app"
 )
 
 func main() {
-	cmd, err := cli.NewRoot().ExecuteC()
+	cmd, err := app.NewRoot().ExecuteC()
 	if err == nil {
 		return
 	}

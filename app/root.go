@@ -1,6 +1,8 @@
-// Package cli holds the subcommands of the disco binary: dev (the local stack), manager
-// and apiserver (cluster roles), engine (discovery runs), mcp (agent server) and users.
-package cli
+// Package app is disco's composition root: the subcommands of the disco binary and the code
+// that builds each role from the shared packages. dev (the local stack), manager and
+// apiserver (cluster roles), engine (discovery runs), mcp (agent server), users, ledger and
+// bootstrap. Nothing imports app but main; the shared leaves live in internal/ (issue 16).
+package app
 
 import (
 	"github.com/spf13/cobra"
