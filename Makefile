@@ -47,11 +47,11 @@ vet:
 ##@ Test
 
 .PHONY: test
-test: verify-generated envtest build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
+test: verify-generated envtest kubectl build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
-	go test -count=1 -timeout 30m ./...
+	DISCO_REQUIRE_KUBECTL=1 go test -count=1 -timeout 30m ./...
 	@if [ -f clients/python/pyproject.toml ]; then hack/test-python.sh; fi
 	@if [ -x hack/test-schemathesis.sh ]; then hack/test-schemathesis.sh; fi
 

@@ -33,7 +33,7 @@ func (d *ClaimPromotionDefaulter) Handle(_ context.Context, req admission.Reques
 	}
 	p := &discov1.ClaimPromotion{}
 	if err := d.Decoder.Decode(req, p); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+		return undecodable()
 	}
 	if p.Spec.RequestedBy != "" && p.Spec.RequestedBy != req.UserInfo.Username {
 		return deny(fmt.Sprintf("spec.requestedBy is set from your credentials (%s); leave it out", req.UserInfo.Username))

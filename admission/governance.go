@@ -40,7 +40,7 @@ func (a *GovernanceAttributor) Handle(_ context.Context, req admission.Request) 
 	}
 	changed, err := governanceChanged(a.Decoder, req)
 	if err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+		return undecodable()
 	}
 	component := a.Identities.isComponent(req.UserInfo)
 	if component && !changed {

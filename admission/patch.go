@@ -16,3 +16,12 @@ func patched(req admission.Request, obj any) admission.Response {
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
 }
+
+// undecodable answers a mutating webhook whose object does not decode into its Go type, such
+// as a YAML `targetVariables: [y]` that YAML 1.1 reads as a boolean. Kubernetes runs schema
+// validation after mutating admission, and it names the field and the expected type, so the
+// mutating webhook lets the object through unchanged rather than answer with a decoder's
+// message; the validating webhooks decode the same object and refuse whatever the schema
+// lets pass ("Admission control phases", kubernetes.io/docs/reference/access-authn-authz/
+// extensible-admission-controllers).
+func undecodable() admission.Response { return admission.Allowed("schema validation reports the object") }

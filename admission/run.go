@@ -42,7 +42,7 @@ func (e *RunEstimator) Handle(ctx context.Context, req admission.Request) admiss
 	}
 	run := &discov1.Run{}
 	if err := e.Decoder.Decode(req, run); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+		return undecodable()
 	}
 	ds := &discov1.Dataset{}
 	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: ids.ToName(run.Spec.DatasetID)}, ds); err != nil || ds.Status.Rows == 0 {
