@@ -24,4 +24,6 @@ func patched(req admission.Request, obj any) admission.Response {
 // message; the validating webhooks decode the same object and refuse whatever the schema
 // lets pass ("Admission control phases", kubernetes.io/docs/reference/access-authn-authz/
 // extensible-admission-controllers).
-func undecodable() admission.Response { return admission.Allowed("schema validation reports the object") }
+func undecodable() admission.Response {
+	return admission.Allowed("schema validation reports the object")
+}
