@@ -65,9 +65,6 @@ type Outcome struct {
 	LedgerEntryID string
 	At            time.Time
 	Claim         *discov1.Claim // as written, with the resource version of the status record
-	// TierVersion is the claim's resource version right after the tier write, before the
-	// status record: callers that read through a cache wait until it has moved past it.
-	TierVersion string
 }
 
 // Refused is the error of a promotion governance refuses; the refusal is already ledgered
@@ -206,9 +203,8 @@ func (g *Governor) move(ctx context.Context, m Move, from, to discov1.Tier, even
 		g.undo(ctx, moved, from)
 		return Outcome{}, err
 	}
-	tierVersion := moved.ResourceVersion
 	g.record(ctx, moved, from, m.Actor, entry, at)
-	return Outcome{From: from, To: to, LedgerEntryID: entry, At: at, Claim: moved, TierVersion: tierVersion}, nil
+	return Outcome{From: from, To: to, LedgerEntryID: entry, At: at, Claim: moved}, nil
 }
 
 // undo puts the tier back when the move could not be ledgered: an unrecorded governance
