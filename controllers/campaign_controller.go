@@ -18,11 +18,6 @@ import (
 	"github.com/discolab/disco/internal/ledger"
 )
 
-// Campaign condition types.
-const (
-	CampaignConditionBudgetAvailable = "BudgetAvailable"
-)
-
 // CampaignReconciler computes a campaign's budget counters from its runs, moves it between
 // active, exhausted and expired, and owns it to its project.
 type CampaignReconciler struct {
@@ -73,7 +68,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		}
 		switch campaign.Status.Phase {
 		case discov1.CampaignExhausted, discov1.CampaignExpired:
-			r.Recorder.Eventf(campaign, nil, corev1.EventTypeWarning, "BudgetExhausted", "Reconcile", "campaign budget exhausted: %s", constraint)
+			r.Recorder.Eventf(campaign, nil, corev1.EventTypeWarning, discov1.ReasonBudgetExhausted, "Reconcile", "campaign budget exhausted: %s", constraint)
 			if r.OnExhausted != nil {
 				r.OnExhausted(ctx, campaign, constraint)
 			}
@@ -99,11 +94,11 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	campaign.Status.ObservedGeneration = campaign.Generation
 
 	if constraint = governance.BudgetConstraint(campaign, usage, now); constraint != "" {
-		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionFalse, "BudgetExhausted", "no new runs: "+constraint+" reached")
+		setCondition(&campaign.Status.Conditions, campaign, discov1.CampaignConditionBudgetAvailable, metav1.ConditionFalse, discov1.ReasonBudgetExhausted, "no new runs: "+constraint+" reached")
 	} else {
-		setCondition(&campaign.Status.Conditions, campaign, CampaignConditionBudgetAvailable, metav1.ConditionTrue, "BudgetAvailable", "runs may be submitted")
+		setCondition(&campaign.Status.Conditions, campaign, discov1.CampaignConditionBudgetAvailable, metav1.ConditionTrue, discov1.ReasonBudgetAvailable, "runs may be submitted")
 	}
-	setCondition(&campaign.Status.Conditions, campaign, discov1.ConditionReady, metav1.ConditionTrue, "Reconciled", "campaign is "+string(campaign.Status.Phase))
+	setCondition(&campaign.Status.Conditions, campaign, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonReconciled, "campaign is "+string(campaign.Status.Phase))
 
 	// Expiry needs no event to happen: come back when the campaign expires.
 	if exp := campaign.Spec.Budget.ExpiresAt; exp != nil && campaign.Status.Phase == discov1.CampaignActive {

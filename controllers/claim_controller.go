@@ -51,7 +51,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && previous != "" && previous != claim.Status.Tier {
-			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, "TierChanged", "Reconcile", "tier %s -> %s", previous, claim.Status.Tier)
+			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, discov1.EventReasonTierChanged, "Reconcile", "tier %s -> %s", previous, claim.Status.Tier)
 		}
 	}()
 
@@ -62,7 +62,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		claim.Status.Tier = claim.Spec.Tier
 	}
 	claim.Status.ObservedGeneration = claim.Generation
-	setCondition(&claim.Status.Conditions, claim, discov1.ConditionReady, metav1.ConditionTrue, "Recorded", "claim is in tier "+string(claim.Spec.Tier))
+	setCondition(&claim.Status.Conditions, claim, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonRecorded, "claim is in tier "+string(claim.Spec.Tier))
 	return ctrl.Result{}, nil
 }
 

@@ -47,19 +47,6 @@ type ProfileError struct {
 
 func (e *ProfileError) Error() string { return e.Message }
 
-// Reasons of the Ready condition of a dataset that cannot be profiled (issue 14 items 3
-// and 5, issue 17 item 7); each ends the dataset failed with an event of the same reason.
-const (
-	ReasonProfilingFailed      = "ProfilingFailed"
-	ReasonBlobKeyOutsideTenant = "BlobKeyOutsideTenant"
-	ReasonBlobKeyNotAKey       = "BlobKeyNotAKey"
-	ReasonBlobMissing          = "BlobMissing"
-	ReasonSizeMismatch         = "SizeMismatch"
-	ReasonChecksumMismatch     = "ChecksumMismatch"
-	ReasonDatasetTooWide       = "DatasetTooWide"
-	ReasonStatusRejected       = "StatusRejected"
-)
-
 // DatasetReconciler moves a dataset from profiling to ready (or failed) and owns it to its
 // project. Profiling runs on a bounded pool of workers, not on the reconcile worker
 // (issue 16): Reconcile hands the dataset over, and the worker's completion triggers the
@@ -117,9 +104,9 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		if previous == ds.Status.Phase || ds.Status.Phase == discov1.DatasetProfiling {
 			return
 		}
-		kind, reason := corev1.EventTypeNormal, "Profiled"
+		kind, reason := corev1.EventTypeNormal, discov1.ReasonProfiled
 		if ds.Status.Phase == discov1.DatasetFailed {
-			kind, reason = corev1.EventTypeWarning, ReasonProfilingFailed
+			kind, reason = corev1.EventTypeWarning, discov1.ReasonProfilingFailed
 			if c := meta.FindStatusCondition(ds.Status.Conditions, discov1.ConditionReady); c != nil {
 				reason = c.Reason
 			}
@@ -137,19 +124,19 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	// The key is checked on every pass, ready datasets included: no dataset may keep
 	// pointing at a file outside its tenant (issue 14 item 3).
 	if !isBlobKey(ds.Spec.BlobKey) {
-		failDataset(ds, ReasonBlobKeyNotAKey, "spec.blobKey is not a blob key (it looks like a URL or a file path); "+
+		failDataset(ds, discov1.ReasonBlobKeyNotAKey, "spec.blobKey is not a blob key (it looks like a URL or a file path); "+
 			"a dataset's blobKey names a file uploaded to this tenant, as POST /v1/projects/{project_id}/datasets sets it")
 		return ctrl.Result{}, nil
 	}
 	tenant := tenantOfNamespace(ctx, r.Client, ds.Namespace)
 	if tenant == nil {
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "TenantUnknown",
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonTenantUnknown,
 			"the namespace belongs to no tenant yet; profiling waits for it")
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
 	}
 	tenantID := ids.FromName(tenant.Name)
 	if !blob.UnderDatasetPrefix(tenantID, ds.Namespace, ds.Spec.BlobKey) && !r.ownsLegacyKey(ctx, ds, tenantID) {
-		failDataset(ds, ReasonBlobKeyOutsideTenant, fmt.Sprintf("spec.blobKey is outside this tenant's datasets (%s); "+
+		failDataset(ds, discov1.ReasonBlobKeyOutsideTenant, fmt.Sprintf("spec.blobKey is outside this tenant's datasets (%s); "+
 			"a dataset may only name files uploaded to its own tenant", blob.DatasetPrefix(tenantID, ds.Namespace)))
 		return ctrl.Result{}, nil
 	}
@@ -163,7 +150,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	}
 	ds.Status.Phase = discov1.DatasetProfiling
 	if r.Profiler == nil {
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "NoProfiler", "no profiler is configured in this manager")
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonNoProfiler, "no profiler is configured in this manager")
 		return ctrl.Result{}, nil
 	}
 
@@ -172,10 +159,10 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	case job == nil:
 		profileKey := blob.DatasetProfileKey(tenantID, ds.Namespace, ds.Name, string(ds.UID))
 		if !r.profiles().submit(req.NamespacedName, ds, profileKey) {
-			setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingQueued", "waiting for a profiling worker")
+			setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonProfilingQueued, "waiting for a profiling worker")
 			return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
 		}
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "Profiling", "the file is being profiled")
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonProfiling, "the file is being profiled")
 		return ctrl.Result{}, nil
 	case !job.finished:
 		return ctrl.Result{}, nil // the worker's completion triggers the next reconcile
@@ -185,13 +172,13 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if pe, ok := perr.(*ProfileError); ok {
 		reason := pe.Reason
 		if reason == "" {
-			reason = ReasonProfilingFailed
+			reason = discov1.ReasonProfilingFailed
 		}
 		failDataset(ds, reason, pe.Message)
 		return ctrl.Result{}, nil
 	}
 	if perr != nil {
-		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, "ProfilingError",
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonProfilingError,
 			statusText("profiling failed and will be retried: "+perr.Error()))
 		return ctrl.Result{}, perr
 	}
@@ -203,7 +190,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	ds.Status.ProfileKey = res.ProfileKey
 	ds.Status.ProfiledAt = &now
 	ds.Status.Message = "profiled"
-	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionTrue, "Profiled", "dataset is ready")
+	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonProfiled, "dataset is ready")
 	return ctrl.Result{}, nil
 }
 
@@ -236,7 +223,7 @@ func (r *DatasetReconciler) refusedStatus(ctx context.Context, ds *discov1.Datas
 		return client.IgnoreNotFound(err)
 	}
 	patcher := newStatusPatcher(r.Client, fresh)
-	failDataset(fresh, ReasonStatusRejected, "the profile does not fit the Dataset status: "+refused.Error())
+	failDataset(fresh, discov1.ReasonStatusRejected, "the profile does not fit the Dataset status: "+refused.Error())
 	if err := patcher.patch(ctx); err != nil {
 		return err
 	}

@@ -69,9 +69,9 @@ func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profile
 	profile, err := data.ProfileReader(f, size, ds.Spec.Format)
 	var verr *data.ValidationError
 	if errors.As(err, &verr) {
-		reason := ReasonProfilingFailed
+		reason := discov1.ReasonProfilingFailed
 		if verr.Code == data.CodeDatasetTooWide {
-			reason = ReasonDatasetTooWide
+			reason = discov1.ReasonDatasetTooWide
 		}
 		return ProfileResult{}, &ProfileError{Reason: reason, Message: scratch.Redact(verr.Message)}
 	}
@@ -98,7 +98,7 @@ func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profile
 func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.File) (int64, error) {
 	rc, err := p.Blob.Get(ctx, ds.Spec.BlobKey)
 	if errors.Is(err, blob.ErrNotFound) {
-		return 0, &ProfileError{Reason: ReasonBlobMissing, Message: "the uploaded file is missing from the blob store"}
+		return 0, &ProfileError{Reason: discov1.ReasonBlobMissing, Message: "the uploaded file is missing from the blob store"}
 	}
 	if err != nil {
 		return 0, err
@@ -115,14 +115,14 @@ func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.Fil
 	}
 	switch {
 	case ds.Spec.SizeBytes > 0 && size > ds.Spec.SizeBytes:
-		return 0, &ProfileError{Reason: ReasonSizeMismatch,
+		return 0, &ProfileError{Reason: discov1.ReasonSizeMismatch,
 			Message: fmt.Sprintf("the stored file is larger than spec.sizeBytes (%d)", ds.Spec.SizeBytes)}
 	case ds.Spec.SizeBytes > 0 && size < ds.Spec.SizeBytes:
-		return 0, &ProfileError{Reason: ReasonSizeMismatch,
+		return 0, &ProfileError{Reason: discov1.ReasonSizeMismatch,
 			Message: fmt.Sprintf("the stored file has %d bytes, not spec.sizeBytes (%d)", size, ds.Spec.SizeBytes)}
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); ds.Spec.SHA256 != "" && sum != ds.Spec.SHA256 {
-		return 0, &ProfileError{Reason: ReasonChecksumMismatch,
+		return 0, &ProfileError{Reason: discov1.ReasonChecksumMismatch,
 			Message: fmt.Sprintf("the stored file's SHA-256 is %s, not spec.sha256 %s", sum, ds.Spec.SHA256)}
 	}
 	return size, nil

@@ -60,11 +60,11 @@ func TestBlobProfiler(t *testing.T) {
 	ds.Spec.SHA256 = strings.Repeat("0", 64)
 	_, err = p.Profile(ctx, ds, profileKey)
 	var pe *ProfileError
-	if !errors.As(err, &pe) || pe.Reason != ReasonChecksumMismatch {
+	if !errors.As(err, &pe) || pe.Reason != discov1.ReasonChecksumMismatch {
 		t.Fatalf("wrong hash: %v", err)
 	}
 	ds.Spec.BlobKey = blob.DatasetKey("ten_a", "ns", "proj_p", "ds_missing")
-	if _, err = p.Profile(ctx, ds, profileKey); !errors.As(err, &pe) || pe.Reason != ReasonBlobMissing {
+	if _, err = p.Profile(ctx, ds, profileKey); !errors.As(err, &pe) || pe.Reason != discov1.ReasonBlobMissing {
 		t.Fatalf("missing blob: %v", err)
 	}
 }

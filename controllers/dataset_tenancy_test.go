@@ -137,7 +137,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		pA, pB := newProject(tenantA, nsA), newProject(tenantB, nsB)
 		// Tenant B's upload, named from tenant A's namespace.
 		spec := storeFile(tenantBlobKey(nsB, projectID(pB)), projectID(pA), smallCSV(20))
-		ds := expectFailed(createDataset(nsA, ids.New(ids.Dataset), spec), ReasonBlobKeyOutsideTenant)
+		ds := expectFailed(createDataset(nsA, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 		Expect(ds.Status.Rows).To(BeZero())
 		Expect(ds.Status.ProfileKey).To(BeEmpty())
 		Expect(ds.Status.Message).To(ContainSubstring("outside this tenant"))
@@ -156,7 +156,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		for _, key := range []string{"s3://bucket/data.csv", "file:///srv/data.csv", "/etc/passwd", "../other/data", "https://example.com/x.csv"} {
 			ds := createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "real-url", Format: "csv",
 				BlobKey: key, SizeBytes: 1, SHA256: strings.Repeat("0", 64)})
-			ds = expectFailed(ds, ReasonBlobKeyNotAKey)
+			ds = expectFailed(ds, discov1.ReasonBlobKeyNotAKey)
 			Expect(ds.Status.Message).To(ContainSubstring("not a blob key"), key)
 		}
 	})
@@ -167,11 +167,11 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		spec := storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(20))
 		badHash := spec
 		badHash.SHA256 = strings.Repeat("a", 64)
-		expectFailed(createDataset(ns, ids.New(ids.Dataset), badHash), ReasonChecksumMismatch)
+		expectFailed(createDataset(ns, ids.New(ids.Dataset), badHash), discov1.ReasonChecksumMismatch)
 		for _, size := range []int64{spec.SizeBytes - 1, spec.SizeBytes + 1} {
 			badSize := spec
 			badSize.SizeBytes = size
-			ds := expectFailed(createDataset(ns, ids.New(ids.Dataset), badSize), ReasonSizeMismatch)
+			ds := expectFailed(createDataset(ns, ids.New(ids.Dataset), badSize), discov1.ReasonSizeMismatch)
 			Expect(ds.Status.Message).To(ContainSubstring("spec.sizeBytes"))
 		}
 	})
@@ -185,7 +185,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		}
 		wide := strings.Join(header, ",") + "\n" + strings.Repeat("1,", len(header)-1) + "1\n"
 		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), []byte(wide)))
-		ds = expectFailed(ds, ReasonDatasetTooWide)
+		ds = expectFailed(ds, discov1.ReasonDatasetTooWide)
 		Expect(ds.Status.Message).To(ContainSubstring("4097 columns"))
 		Expect(ds.Status.Message).To(ContainSubstring("4096"))
 		Expect(ds.Status.Variables).To(BeEmpty())
@@ -202,10 +202,10 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 			g.Expect(own.Status.Phase).To(Equal(discov1.DatasetReady))
 		}).Should(Succeed())
 		// Another dataset naming that key, in the same or another tenant, is refused.
-		expectFailed(createDataset(ns, ids.New(ids.Dataset), spec), ReasonBlobKeyOutsideTenant)
+		expectFailed(createDataset(ns, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 		other, otherNS := newTenant()
 		spec.ProjectID = projectID(newProject(other, otherNS))
-		expectFailed(createDataset(otherNS, ids.New(ids.Dataset), spec), ReasonBlobKeyOutsideTenant)
+		expectFailed(createDataset(otherNS, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 	})
 
 	It("keeps server paths out of the status, conditions and events", func() {
@@ -214,7 +214,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		scratchDir := realProfiler().(*routedProfiler).scratch
 		unusable := storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(3))
 		unusable.DisplayName = "real-unusable-path"
-		ds := expectFailed(createDataset(ns, ids.New(ids.Dataset), unusable), ReasonProfilingFailed)
+		ds := expectFailed(createDataset(ns, ids.New(ids.Dataset), unusable), discov1.ReasonProfilingFailed)
 		Expect(ds.Status.Message).To(ContainSubstring("input/output error"))
 		Expect(ds.Status.Message).NotTo(ContainSubstring(scratchDir))
 
@@ -244,7 +244,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		}).Should(Succeed())
 		// The profile of slow is under way; another dataset is still reconciled.
 		expectFailed(createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "x", Format: "csv",
-			BlobKey: "s3://bucket/x.csv", SizeBytes: 1, SHA256: strings.Repeat("0", 64)}), ReasonBlobKeyNotAKey)
+			BlobKey: "s3://bucket/x.csv", SizeBytes: 1, SHA256: strings.Repeat("0", 64)}), discov1.ReasonBlobKeyNotAKey)
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())
 		Expect(slow.Status.Phase).To(Equal(discov1.DatasetProfiling))
 		close(realProfiler().(*routedProfiler).gate)

@@ -204,7 +204,7 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		Expect(patchAs(engine, run, func(r *discov1.Run) {
 			r.Status.ResultsKey = keys.Results()
 			r.Status.Artifacts = []discov1.ArtifactRef{{ID: "art_x", Name: "g", Kind: "plot", CreatedAt: metav1.Now(), Key: keys.Artifact("art_x", "g")}}
-			setCondition(&r.Status.Conditions, r, RunConditionResultsReady, metav1.ConditionTrue, "ResultsStored", "0 claims")
+			setCondition(&r.Status.Conditions, r, discov1.RunConditionResultsReady, metav1.ConditionTrue, "ResultsStored", "0 claims")
 		})).To(Succeed())
 		Expect(patchAs(engine, run, func(r *discov1.Run) { r.Status.Message = "again" })).To(MatchError(ContainSubstring("only the controller changes it now")))
 	})

@@ -37,7 +37,7 @@ const LabelKueueQueue = "kueue.x-k8s.io/queue-name"
 
 // FailureReporter is implemented by executors that can tell why an execution failed where
 // the engine could not finish the run itself: a Job that exhausted its retries or its
-// deadline, or an isolated engine that reported failure (RunConditionEngineFailed).
+// deadline, or an isolated engine that reported failure (discov1.RunConditionEngineFailed).
 type FailureReporter interface {
 	Failure(ctx context.Context, run *discov1.Run) (message string, failed bool)
 }
@@ -265,7 +265,7 @@ func (x *JobExecutor) Active(key types.NamespacedName) bool {
 }
 
 func (x *JobExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
-	if c := meta.FindStatusCondition(run.Status.Conditions, RunConditionEngineFailed); c != nil && c.Status == metav1.ConditionTrue {
+	if c := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionEngineFailed); c != nil && c.Status == metav1.ConditionTrue {
 		return truncate(c.Message, 4096), true
 	}
 	job := &batchv1.Job{}

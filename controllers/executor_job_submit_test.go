@@ -65,7 +65,7 @@ func TestJobThatCannotBeCreatedShowsOnTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cond := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted)
-	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != reasonNotSubmitted ||
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != discov1.ReasonNotSubmitted ||
 		!strings.Contains(cond.Message, "exceeded quota: no-jobs") || !strings.Contains(cond.Message, "Job") {
 		t.Fatalf("Admitted condition %+v: want NotSubmitted with the API server's reason", cond)
 	}

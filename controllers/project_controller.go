@@ -48,7 +48,7 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 			joinPatchErr(&err, clearGovernanceAttribution(ctx, r.Client, project))
 		}
 		if err == nil && previous != "" && previous != project.Status.Phase {
-			r.Recorder.Eventf(project, nil, corev1.EventTypeNormal, "StateChanged", "Reconcile", "project is now %s", project.Status.Phase)
+			r.Recorder.Eventf(project, nil, corev1.EventTypeNormal, discov1.EventReasonStateChanged, "Reconcile", "project is now %s", project.Status.Phase)
 		}
 	}()
 
@@ -73,12 +73,12 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 func (r *ProjectReconciler) tenantReady(ctx context.Context, project *discov1.Project) (bool, string, string) {
 	tenant := &discov1.Tenant{}
 	if err := r.Get(ctx, client.ObjectKey{Name: tenantObjectName(project.Spec.TenantID)}, tenant); err != nil {
-		return false, "TenantNotFound", "tenant " + project.Spec.TenantID + " does not exist"
+		return false, discov1.ReasonTenantNotFound, "tenant " + project.Spec.TenantID + " does not exist"
 	}
 	if ns := TenantNamespace(tenant); ns != project.Namespace {
-		return false, "WrongNamespace", "projects of tenant " + project.Spec.TenantID + " belong in namespace " + ns
+		return false, discov1.ReasonWrongNamespace, "projects of tenant " + project.Spec.TenantID + " belong in namespace " + ns
 	}
-	return true, "Ready", "project is " + string(project.Status.Phase)
+	return true, discov1.ReasonReady, "project is " + string(project.Status.Phase)
 }
 
 // finalize deletes the project's campaigns, datasets, runs and claims. Owner references

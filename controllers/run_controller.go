@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -28,9 +27,6 @@ import (
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 )
-
-// RunConditionAnnounced records that the run's final state was announced (webhook events).
-const RunConditionAnnounced = "Announced"
 
 // deadlineGrace is added to a run's time limit before a run that has not finished is
 // declared stuck: the engine returns its best result when the limit expires, so a run
@@ -120,20 +116,20 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		if r.Executor != nil {
 			r.Executor.Cancel(key)
 		}
-		r.finish(ctx, run, discov1.RunCancelled, "Cancelled", "cancelled on request")
+		r.finish(ctx, run, discov1.RunCancelled, discov1.ReasonCancelled, "cancelled on request")
 		return ctrl.Result{}, nil
 	}
 	if resultsReady(run) {
 		return ctrl.Result{}, r.complete(ctx, run)
 	}
 	if r.Executor == nil {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, "NoExecutor", "this manager has no run executor configured")
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonNoExecutor, "this manager has no run executor configured")
 		return ctrl.Result{}, nil
 	}
 
 	if fr, ok := r.Executor.(FailureReporter); ok {
 		if msg, failed := fr.Failure(ctx, run); failed {
-			r.finish(ctx, run, discov1.RunFailed, "ExecutorFailed", msg)
+			r.finish(ctx, run, discov1.RunFailed, discov1.ReasonExecutorFailed, msg)
 			return ctrl.Result{}, nil
 		}
 	}
@@ -144,7 +140,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 			deadline := run.Status.StartedAt.Add(r.timeLimit() + deadlineGrace)
 			if now := r.now(); now.After(deadline) {
 				r.Executor.Cancel(key)
-				r.finish(ctx, run, discov1.RunFailed, "DeadlineExceeded",
+				r.finish(ctx, run, discov1.RunFailed, discov1.ReasonDeadlineExceeded,
 					fmt.Sprintf("the run did not finish within its time limit of %s plus %s grace; it was stopped", r.timeLimit(), deadlineGrace))
 				return ctrl.Result{}, nil
 			}
@@ -169,9 +165,9 @@ func (r *RunReconciler) initialize(run *discov1.Run) {
 	for _, name := range discov1.PipelineStages {
 		run.Status.Pipeline.Stages = append(run.Status.Pipeline.Stages, discov1.StageStatus{Name: name, Status: "pending"})
 	}
-	setCondition(&run.Status.Conditions, run, discov1.RunConditionAccepted, metav1.ConditionTrue, "Submitted", "run accepted")
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionAccepted, metav1.ConditionTrue, discov1.ReasonSubmitted, "run accepted")
 	for _, typ := range []string{discov1.RunConditionSucceeded, discov1.RunConditionFailed, discov1.ConditionReady} {
-		setCondition(&run.Status.Conditions, run, typ, metav1.ConditionFalse, "Queued", "the run has not finished")
+		setCondition(&run.Status.Conditions, run, typ, metav1.ConditionFalse, discov1.ReasonQueued, "the run has not finished")
 	}
 }
 
@@ -249,7 +245,7 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 				msg = truncate(err.Error(), 2048) + "; it is tried again"
 			}
 		}
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, reasonNotSubmitted, msg)
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonNotSubmitted, msg)
 	}
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 }
@@ -260,12 +256,12 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1.Project, *discov1.Campaign, bool, error) {
 	project, campaign := &discov1.Project{}, &discov1.Campaign{}
 	for _, parent := range []struct {
-		kind, id string
-		obj      client.Object
-	}{{"project", run.Spec.ProjectID, project}, {"campaign", run.Spec.CampaignID, campaign}} {
+		kind, id, notFound string
+		obj                client.Object
+	}{{"project", run.Spec.ProjectID, discov1.ReasonProjectNotFound, project}, {"campaign", run.Spec.CampaignID, discov1.ReasonCampaignNotFound, campaign}} {
 		err := r.Get(ctx, objectKey(run.Namespace, parent.id), parent.obj)
 		if apierrors.IsNotFound(err) {
-			setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, titleCase(parent.kind)+"NotFound",
+			setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, parent.notFound,
 				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", parent.kind, parent.id, run.Namespace))
 			return nil, nil, true, nil
 		}
@@ -333,19 +329,19 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 		run.Status.Summary = &discov1.RunSummary{NegativeControlsPassed: res.Summary.NegativeControlsPassed}
 	}
 	run.Status.ClaimsCount = int32(len(res.Claims))
-	setCondition(&run.Status.Conditions, run, RunConditionClaimsCreated, metav1.ConditionTrue, "ClaimsCreated", fmt.Sprintf("%d claims created", len(res.Claims)))
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionClaimsCreated, metav1.ConditionTrue, discov1.ReasonClaimsCreated, fmt.Sprintf("%d claims created", len(res.Claims)))
 	msg := fmt.Sprintf("%d claims", len(res.Claims))
 	if res.Summary.TimedOut {
 		msg += "; the time limit expired and the best result found by then was kept"
 	}
-	r.finish(ctx, run, discov1.RunCompleted, "Completed", msg)
+	r.finish(ctx, run, discov1.RunCompleted, discov1.ReasonCompleted, msg)
 	return nil
 }
 
 // announce publishes the final state once: run.completed with claim.created for each
 // claim, or run.failed. The Announced condition makes it happen once per run.
 func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
-	if r.Events == nil || meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionAnnounced) {
+	if r.Events == nil || meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionAnnounced) {
 		return nil
 	}
 	tenant, ok := tenantOfProject(ctx, r.Client, run.Namespace, run.Spec.ProjectID)
@@ -383,7 +379,7 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 			return err
 		}
 	}
-	setCondition(&run.Status.Conditions, run, RunConditionAnnounced, metav1.ConditionTrue, "Published", "webhook events enqueued")
+	setCondition(&run.Status.Conditions, run, discov1.RunConditionAnnounced, metav1.ConditionTrue, discov1.ReasonPublished, "webhook events enqueued")
 	return nil
 }
 
@@ -467,10 +463,6 @@ func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
 	return n
 }
 
-// reasonNotSubmitted: the executor refused the run (see the executor's own condition or
-// log); it does not hold the tenant's queue while it is tried again.
-const reasonNotSubmitted = "NotSubmitted"
-
 // queuedAhead counts the runs of the namespace that wait for a slot and were created before
 // run: they are admitted first. A run already handed to the executor, or one waiting for a
 // missing project or campaign, or one the executor did not take, does not hold the queue.
@@ -482,7 +474,7 @@ func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
 			continue
 		}
 		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
-			(strings.HasSuffix(c.Reason, "NotFound") || c.Reason == reasonNotSubmitted) {
+			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound || c.Reason == discov1.ReasonNotSubmitted) {
 			continue
 		}
 		if r.Executor.Active(client.ObjectKeyFromObject(o)) {

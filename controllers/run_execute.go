@@ -27,22 +27,9 @@ import (
 	"github.com/discolab/disco/internal/runspec"
 )
 
-// Run condition types set by execution.
-const (
-	// RunConditionResultsReady: the engine finished and results.json is in the blob store;
-	// the reconciler turns it into claims and then marks the run completed.
-	RunConditionResultsReady = "ResultsReady"
-	// RunConditionClaimsCreated: every claim of results.json exists and is ledgered.
-	RunConditionClaimsCreated = "ClaimsCreated"
-)
-
 // DefaultRunTimeLimit bounds a run that names none; the deadline that fails a stuck run is
 // this plus a grace period.
 const DefaultRunTimeLimit = runspec.DefaultTimeLimit
-
-// RunConditionEngineFailed: an isolated engine (a Job's pod) failed the run's discovery;
-// the condition's message says why. The controller finishes the run (JobExecutor.Failure).
-const RunConditionEngineFailed = "EngineFailed"
 
 // maxResultsBytes bounds the results.json the controller reads into memory.
 const maxResultsBytes = 64 << 20
@@ -112,7 +99,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		limit := e.timeLimit()
 		eta := metav1.NewTime(r.Status.StartedAt.Add(limit))
 		r.Status.EstimatedCompletion = &eta
-		setCondition(&r.Status.Conditions, r, discov1.RunConditionAdmitted, metav1.ConditionTrue, "Started", "the engine is running the run")
+		setCondition(&r.Status.Conditions, r, discov1.RunConditionAdmitted, metav1.ConditionTrue, discov1.ReasonStarted, "the engine is running the run")
 	}); err != nil {
 		if errors.Is(err, errRunDone) {
 			return nil // nothing to do: the results exist
@@ -139,7 +126,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		return errors.Join(runErr, e.patchStatus(ctx, run, func(r *discov1.Run) {
 			if e.Isolated {
 				r.Status.Message = msg
-				setCondition(&r.Status.Conditions, r, RunConditionEngineFailed, metav1.ConditionTrue, "Failed", msg)
+				setCondition(&r.Status.Conditions, r, discov1.RunConditionEngineFailed, metav1.ConditionTrue, discov1.ReasonFailed, msg)
 				return
 			}
 			now := metav1.NewTime(e.now())
@@ -148,7 +135,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 			r.Status.CompletedAt = &now
 			r.Status.DurationMS = now.Sub(started).Milliseconds()
 			r.Status.ComputeUnitsUsed = computeUnits(now.Sub(started))
-			setCondition(&r.Status.Conditions, r, discov1.RunConditionFinished, metav1.ConditionTrue, "Failed", msg)
+			setCondition(&r.Status.Conditions, r, discov1.RunConditionFinished, metav1.ConditionTrue, discov1.ReasonFailed, msg)
 		}))
 	}
 	return nil
@@ -239,7 +226,7 @@ func (e *Execution) store(ctx context.Context, keys blob.RunRef, run *discov1.Ru
 		if r.Status.StartedAt != nil && !e.Isolated {
 			r.Status.ComputeUnitsUsed = computeUnits(e.now().Sub(r.Status.StartedAt.Time))
 		}
-		setCondition(&r.Status.Conditions, r, RunConditionResultsReady, metav1.ConditionTrue, "ResultsStored", fmt.Sprintf("%d claims in results.json", len(result.Claims)))
+		setCondition(&r.Status.Conditions, r, discov1.RunConditionResultsReady, metav1.ConditionTrue, discov1.ReasonResultsStored, fmt.Sprintf("%d claims in results.json", len(result.Claims)))
 	})
 }
 
@@ -377,12 +364,12 @@ func (r *statusReporter) writeLocked(ctx context.Context) {
 
 // resultsReady reports whether the engine has stored results for the run.
 func resultsReady(run *discov1.Run) bool {
-	return meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionResultsReady)
+	return meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionResultsReady)
 }
 
 // engineFailed reports whether an isolated engine has reported the run failed.
 func engineFailed(run *discov1.Run) bool {
-	return meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionEngineFailed)
+	return meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionEngineFailed)
 }
 
 // readResults reads a run's results.json from the key its status names, which the engine

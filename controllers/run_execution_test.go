@@ -76,7 +76,7 @@ var _ = Describe("Run execution (local executor)", func() {
 		Expect(run.Status.ClaimsCount).To(BeNumerically(">=", 1))
 		Expect(run.Status.ArtifactsCount).To(BeNumerically(">=", 1))
 		Expect(*run.Status.Progress).To(BeNumerically("==", 1))
-		Expect(meta.IsStatusConditionTrue(run.Status.Conditions, RunConditionClaimsCreated)).To(BeTrue())
+		Expect(meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionClaimsCreated)).To(BeTrue())
 		for _, st := range run.Status.Pipeline.Stages {
 			Expect(st.Status).To(BeElementOf("completed", "skipped"), "stage %s", st.Name)
 		}

@@ -76,7 +76,7 @@ func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 		queued("a-same-second", t0.Add(time.Second), ""),
 		queued("b-same-second", t0.Add(time.Second), ""),
 		queued("no-project", t0, "ProjectNotFound"),
-		queued("refused", t0, reasonNotSubmitted),
+		queued("refused", t0, discov1.ReasonNotSubmitted),
 		queued("submitted", t0, ""),
 		deleted,
 		runIn("running", discov1.RunRunning),

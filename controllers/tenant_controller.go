@@ -74,7 +74,7 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 	defer func() {
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && created {
-			r.Recorder.Eventf(tenant, nil, corev1.EventTypeNormal, "NamespaceCreated", "EnsureNamespace", "created namespace %s", tenant.Status.Namespace)
+			r.Recorder.Eventf(tenant, nil, corev1.EventTypeNormal, discov1.EventReasonNamespaceCreated, "EnsureNamespace", "created namespace %s", tenant.Status.Namespace)
 		}
 	}()
 
@@ -97,12 +97,12 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return nil
 	})
 	if err != nil {
-		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, "NamespaceFailed", err.Error())
+		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonNamespaceFailed, err.Error())
 		return ctrl.Result{}, err
 	}
 	created = op == controllerutil.OperationResultCreated
 	if err := removeLegacyEngineRBAC(ctx, r.Client, name); err != nil {
-		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, "EngineRBACFailed", err.Error())
+		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonEngineRBACFailed, err.Error())
 		return ctrl.Result{}, err
 	}
 	tenant.Status.Namespace = name
@@ -113,7 +113,7 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, reason, message)
 		return ctrl.Result{RequeueAfter: time.Minute}, nil // a LocalQueue created later makes it Ready
 	}
-	setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionTrue, "NamespaceReady", "namespace "+name+" is ready")
+	setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonNamespaceReady, "namespace "+name+" is ready")
 	log.FromContext(ctx).V(1).Info("tenant reconciled", "namespace", name, "op", op)
 	return ctrl.Result{}, nil
 }
@@ -150,11 +150,11 @@ func (r *TenantReconciler) localQueueReady(ctx context.Context, tenant *discov1.
 	case err == nil:
 		return true, "", ""
 	case meta.IsNoMatchError(err):
-		return false, "KueueNotInstalled", "spec.localQueue names " + tenant.Spec.LocalQueue + ", but Kueue's LocalQueue kind is not installed in this cluster"
+		return false, discov1.ReasonKueueNotInstalled, "spec.localQueue names " + tenant.Spec.LocalQueue + ", but Kueue's LocalQueue kind is not installed in this cluster"
 	case apierrors.IsNotFound(err):
-		return false, "LocalQueueNotFound", "the LocalQueue " + tenant.Spec.LocalQueue + " does not exist in namespace " + ns + "; runs would wait for it"
+		return false, discov1.ReasonLocalQueueNotFound, "the LocalQueue " + tenant.Spec.LocalQueue + " does not exist in namespace " + ns + "; runs would wait for it"
 	}
-	return false, "LocalQueueUnknown", "cannot read the LocalQueue " + tenant.Spec.LocalQueue + ": " + err.Error()
+	return false, discov1.ReasonLocalQueueUnknown, "cannot read the LocalQueue " + tenant.Spec.LocalQueue + ": " + err.Error()
 }
 
 // finalize deletes the namespace the tenant owns (and with it every object of the tenant).

@@ -38,18 +38,6 @@ const (
 	ClaimPromotionFailed   ClaimPromotionPhase = "Failed"
 )
 
-// Condition types and reasons of a ClaimPromotion, as `kubectl describe` shows them.
-const (
-	// ClaimPromotionConditionApproved is True when the tier moved, False when governance
-	// refused it (reason: the contract's constraint) or the request cannot be carried out.
-	ClaimPromotionConditionApproved = "Approved"
-
-	ReasonTierMoved       = "TierMoved"
-	ReasonClaimNotFound   = "ClaimNotFound"
-	ReasonWrongDirection  = "AlreadyAtOrPastTier"
-	ReasonPolicyViolation = "GovernancePolicyViolation"
-)
-
 // ClaimPromotionStatus is the decision.
 type ClaimPromotionStatus struct {
 	// +optional

@@ -22,11 +22,6 @@ const (
 	Finalizer = "discovery.disco.dev/finalizer"
 )
 
-// Condition types shared by the kinds.
-const (
-	ConditionReady = "Ready"
-)
-
 // Tier is a Truth Dial tier; explore < validate < publish.
 // +kubebuilder:validation:Enum=explore;validate;publish
 type Tier string

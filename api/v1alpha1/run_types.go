@@ -21,25 +21,6 @@ func (p RunPhase) Finished() bool {
 	return p == RunCompleted || p == RunFailed || p == RunCancelled
 }
 
-// Run condition types and reasons.
-const (
-	RunConditionAccepted = "Accepted"
-	RunConditionAdmitted = "Admitted"
-	RunConditionFinished = "Finished"
-	// RunConditionSucceeded and RunConditionFailed tell success from failure to tools:
-	// `kubectl wait --for=condition=Succeeded` and Argo CD or Flux health checks. Both are
-	// False while the run is queued or running; a finished run has exactly one True.
-	RunConditionSucceeded = "Succeeded"
-	RunConditionFailed    = "Failed"
-
-	ReasonWaitingForCapacity = "WaitingForCapacity"
-	// ReasonBudgetExhausted: the run was refused because its campaign's budget, expiry or
-	// archived state (or its project's) does not admit it; the message names the
-	// constraint as the REST error's details.constraint does. Such a run never started and
-	// uses no budget.
-	ReasonBudgetExhausted = "BudgetExhausted"
-)
-
 // Pipeline stage names, in order.
 var PipelineStages = []string{
 	"data_validation", "feature_extraction", "neural_pretraining",
