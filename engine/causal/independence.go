@@ -3,6 +3,8 @@ package causal
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // residualIndependenceP checks the assumption LiNGAM rests on: in the
@@ -48,25 +50,12 @@ func ranks(v []float64) []float64 {
 	return out
 }
 
-// pearson is the sample correlation of a and b (0 if either is constant).
+// pearson is the sample correlation of a and b (stat.Correlation), 0 if
+// either is constant.
 func pearson(a, b []float64) float64 {
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	ma /= n
-	mb /= n
-	var sab, saa, sbb float64
-	for i := range a {
-		da, db := a[i]-ma, b[i]-mb
-		sab += da * db
-		saa += da * da
-		sbb += db * db
-	}
-	if saa == 0 || sbb == 0 {
+	r := stat.Correlation(a, b, nil)
+	if math.IsNaN(r) {
 		return 0
 	}
-	return sab / math.Sqrt(saa*sbb)
+	return r
 }

@@ -1,6 +1,10 @@
 package causal
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
 
 // Constants of the maximum-entropy approximation of differential entropy
 // used by DirectLiNGAM (Hyvärinen 1998, "New approximations of differential
@@ -69,17 +73,7 @@ func jarqueBeraPValue(u []float64) float64 {
 // standardizeInPlace centres u and scales it to unit (population) variance.
 // It reports false for a constant vector.
 func standardizeInPlace(u []float64) bool {
-	n := float64(len(u))
-	var mean float64
-	for _, v := range u {
-		mean += v
-	}
-	mean /= n
-	var ss float64
-	for _, v := range u {
-		ss += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(ss / n)
+	mean, sd := stat.PopMeanStdDev(u, nil)
 	if sd == 0 {
 		return false
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // feynmanCase is an equation from the Feynman symbolic regression
@@ -150,7 +152,7 @@ func TestFeynmanSuite(t *testing.T) {
 		X, y := c.data(1, 1000)
 		if noise > 0 {
 			rng := rand.New(rand.NewPCG(5, 5))
-			_, sd := meanSD(y)
+			_, sd := stat.PopMeanStdDev(y, nil)
 			for i := range y {
 				y[i] += noise * sd * rng.NormFloat64()
 			}

@@ -1,6 +1,10 @@
 package symbolic
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
 
 // finalize refines the front members' constants, turns them into printed
 // models (scaling folded in, simplified, constants snapped), rebuilds the
@@ -12,7 +16,7 @@ import "math"
 // constants after each trial, which noisy data need.
 func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 	opt := newConstOptimizer(p.cols, p.y)
-	mean, _ := meanSD(p.y)
+	mean := stat.Mean(p.y, nil)
 	models := []*Model{constantModel(mean, p.varY, p.varY)}
 	seen := map[string]bool{models[0].Expression: true}
 	var cands []individual

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Fit searches for an expression y ≈ f(X). X is column-major: X[j][i] is
@@ -61,7 +63,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	progress.report(0)
 	defer progress.report(1)
 
-	_, varY := meanSD(y)
+	_, varY := stat.PopMeanStdDev(y, nil)
 	varY *= varY
 	p := &problem{cols: X, y: y, varY: varY, names: names, g: g, s: s, expired: expired}
 	if varY == 0 {

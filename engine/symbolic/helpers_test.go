@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // sample draws n rows of d features uniformly from [lo, hi] (column-major).
@@ -34,7 +36,7 @@ func target(X [][]float64, f func(x []float64) float64) []float64 {
 
 // r2 is the coefficient of determination of pred against y.
 func r2(pred, y []float64) float64 {
-	m, sd := meanSD(y)
+	m, sd := stat.PopMeanStdDev(y, nil)
 	var sse float64
 	for i := range y {
 		d := pred[i] - y[i]
@@ -52,7 +54,7 @@ func affineR2(pred, y []float64) float64 {
 	if !ok {
 		return math.Inf(-1)
 	}
-	_, sd := meanSD(y)
+	_, sd := stat.PopMeanStdDev(y, nil)
 	return 1 - mse/(sd*sd)
 }
 
@@ -97,7 +99,7 @@ func testProblem(X [][]float64, y []float64, opts Options) *problem {
 	for j := range X {
 		g.vars = append(g.vars, j)
 	}
-	_, sd := meanSD(y)
+	_, sd := stat.PopMeanStdDev(y, nil)
 	return &problem{cols: X, y: y, varY: sd * sd, g: g, s: s, searchCols: X, searchY: y, searchVarY: sd * sd}
 }
 

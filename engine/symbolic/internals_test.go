@@ -3,6 +3,8 @@ package symbolic
 import (
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // scalarEval evaluates t on one row by plain recursion, as a reference for
@@ -278,7 +280,7 @@ func TestSnapConstants(t *testing.T) {
 	// a ≈ 0.01): only refitting the others after each trial snaps them.
 	rng := newTestRand(7)
 	noisy := make([]float64, len(y))
-	_, sd := meanSD(y)
+	_, sd := stat.PopMeanStdDev(y, nil)
 	for i := range y {
 		noisy[i] = y[i] + 0.01*sd*rng.NormFloat64()
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // problem is the read-only data every island shares.
@@ -50,7 +52,7 @@ func (p *problem) setSearchRows(seed int64) {
 	for k, i := range rows {
 		p.searchY[k] = p.y[i]
 	}
-	_, sd := meanSD(p.searchY)
+	_, sd := stat.PopMeanStdDev(p.searchY, nil)
 	p.searchVarY = sd * sd
 }
 

@@ -1,6 +1,10 @@
 package symbolic
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
 
 // maxLibrary caps the candidate-term library so the sparse pass stays a
 // small fraction of the search budget even with many variables.
@@ -133,17 +137,11 @@ func buildLibrary(p *problem) []libraryTerm {
 
 // usableColumn reports whether a term's values are finite and not constant.
 func usableColumn(f []float64) bool {
-	var s, s2 float64
 	for _, v := range f {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
 		}
-		s += v
 	}
-	m := s / float64(len(f))
-	for _, v := range f {
-		s2 += (v - m) * (v - m)
-	}
-	v := s2 / float64(len(f))
+	m, v := stat.PopMeanVariance(f, nil)
 	return v > 1e-20*(m*m+1e-300) && !math.IsInf(v, 0)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // rationalSeeds looks for laws of the form
@@ -200,7 +201,7 @@ type rationalFit struct {
 func implicitRational(numCols, denCols [][]float64, z []float64, stop func() bool) []rationalFit {
 	n := len(z)
 	ip := &implicitProblem{z: z}
-	_, sdZ := meanSD(z)
+	_, sdZ := stat.PopMeanStdDev(z, nil)
 	ip.varZ = sdZ * sdZ
 	var cols []libraryTerm
 	add := func(raw, col []float64, den bool) {

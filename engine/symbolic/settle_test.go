@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 func TestNearestNeighbours(t *testing.T) {
@@ -146,7 +148,7 @@ func TestFitSettlesOnNoisyData(t *testing.T) {
 	rng := newTestRand(13)
 	X := sample(rng, 2, 500, 1, 3)
 	clean := target(X, func(x []float64) float64 { return 2.5 * x[0] * x[1] })
-	_, sd := meanSD(clean)
+	_, sd := stat.PopMeanStdDev(clean, nil)
 	y := make([]float64, len(clean))
 	for i := range y {
 		y[i] = clean[i] + 0.01*sd*rng.NormFloat64()

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // noisyTable draws n rows of d inputs from U(1, 5) and y = f(x) plus
@@ -21,7 +23,7 @@ func noisyTable(seed uint64, d, n int, f func(x []float64) float64) ([][]float64
 	for i := range y {
 		y[i] += sd * rng.NormFloat64()
 	}
-	_, sdy := meanSD(y)
+	_, sdy := stat.PopMeanStdDev(y, nil)
 	return X, y, sdy * sdy
 }
 

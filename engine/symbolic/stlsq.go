@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // sparseModel is a support (indices into the library) with its fit.
@@ -43,11 +44,11 @@ func newSparseRegression(lib []libraryTerm, y []float64) *sparseRegression {
 	n := len(y)
 	m := len(lib)
 	s := &sparseRegression{lib: lib, mean: make([]float64, m), sd: make([]float64, m), corrY: make([]float64, m)}
-	my, sy := meanSD(y)
+	my, sy := stat.PopMeanStdDev(y, nil)
 	s.sdY = sy
 	z := mat.NewDense(n, m, nil)
 	for j, t := range lib {
-		mj, sj := meanSD(t.col)
+		mj, sj := stat.PopMeanStdDev(t.col, nil)
 		s.mean[j], s.sd[j] = mj, sj
 		for i, v := range t.col {
 			z.Set(i, j, (v-mj)/sj)
@@ -65,19 +66,6 @@ func newSparseRegression(lib []libraryTerm, y []float64) *sparseRegression {
 		s.corrY[j] = c.AtVec(j) / float64(n)
 	}
 	return s
-}
-
-func meanSD(x []float64) (float64, float64) {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	m := s / float64(len(x))
-	var v2 float64
-	for _, v := range x {
-		v2 += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(v2 / float64(len(x)))
 }
 
 // solve returns the ridge least-squares weights on support S and the
