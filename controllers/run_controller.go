@@ -323,7 +323,7 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 	} else if bestID != "" {
 		best := res.Claims[res.Summary.BestClaimIndex]
 		score := best.Score
-		run.Status.Summary = &discov1.RunSummary{BestClaimID: bestID, BestClaimType: best.Type, BestClaimScore: &score,
+		run.Status.Summary = &discov1.RunSummary{BestClaimID: bestID, BestClaimType: string(best.Type), BestClaimScore: &score,
 			NegativeControlsPassed: res.Summary.NegativeControlsPassed}
 	} else {
 		run.Status.Summary = &discov1.RunSummary{NegativeControlsPassed: res.Summary.NegativeControlsPassed}

@@ -206,7 +206,7 @@ func (e *Execution) store(ctx context.Context, keys blob.RunRef, run *discov1.Ru
 		}
 		a.File = key
 		if len(refs) < 64 {
-			refs = append(refs, discov1.ArtifactRef{ID: id, Name: a.Name, Kind: a.Kind, MediaType: a.MediaType,
+			refs = append(refs, discov1.ArtifactRef{ID: id, Name: a.Name, Kind: string(a.Kind), MediaType: a.MediaType,
 				SizeBytes: a.Size, SHA256: a.SHA256, Key: key, CreatedAt: metav1.NewTime(e.now())})
 		}
 	}

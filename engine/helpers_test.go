@@ -69,9 +69,9 @@ func (r *recorder) Stage(name, status string, progress float64) {
 }
 
 // checkStages asserts the stage order and monotone progress.
-func (r *recorder) check(t *testing.T, mode string) {
+func (r *recorder) check(t *testing.T, mode Mode) {
 	t.Helper()
-	want := StageNames(mode)
+	want := StageNames(string(mode))
 	var order []string
 	last := map[string]float64{}
 	for _, e := range r.events {

@@ -202,7 +202,7 @@ func TestTimeLimitReturnsBestSoFar(t *testing.T) {
 func TestDiscoverRefusesBadSpecBeforeRunning(t *testing.T) {
 	rec := &recorder{}
 	_, err := Discover(context.Background(), &data.Frame{}, Spec{Mode: "x"}, rec)
-	if err == nil || len(rec.events) != 2 || rec.events[1].status != StatusFailed {
+	if err == nil || len(rec.events) != 2 || rec.events[1].status != string(StatusFailed) {
 		t.Fatalf("err %v events %+v", err, rec.events)
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"github.com/discolab/disco/engine/symbolic"
 )
 
+// ClaimType is what a claim asserts, as it appears on the wire.
+type ClaimType string
+
 // Claim types.
 const (
-	ClaimLaw          = "law"
-	ClaimCausal       = "causal"
-	ClaimConservation = "conservation"
+	ClaimLaw          ClaimType = "law"
+	ClaimCausal       ClaimType = "causal"
+	ClaimConservation ClaimType = "conservation"
 )
 
 // Result is what a run produces; it is written as results.json.
@@ -27,11 +30,11 @@ type Result struct {
 // form follows the REST contract; fields that do not belong to the claim's
 // type are left out.
 type Claim struct {
-	Type     string   `json:"type"`
-	Summary  string   `json:"summary"`
-	Score    float64  `json:"score"`
-	Scope    Scope    `json:"scope"`
-	Evidence Evidence `json:"evidence"`
+	Type     ClaimType `json:"type"`
+	Summary  string    `json:"summary"`
+	Score    float64   `json:"score"`
+	Scope    Scope     `json:"scope"`
+	Evidence Evidence  `json:"evidence"`
 	// Law and conservation claims.
 	Expression string `json:"expression,omitempty"`
 	// Target is the explained variable of a law claim.
@@ -104,7 +107,7 @@ type SearchReport struct {
 
 // Summary describes the run as a whole.
 type Summary struct {
-	Mode    string   `json:"mode"`
+	Mode    Mode     `json:"mode"`
 	Target  string   `json:"target,omitempty"`
 	Targets []string `json:"targets,omitempty"`
 	Rows    int      `json:"rows"`
@@ -135,25 +138,28 @@ type Summary struct {
 
 // StageTiming records how one pipeline stage went.
 type StageTiming struct {
-	Name       string `json:"name"`
-	Status     string `json:"status"`
-	DurationMS int64  `json:"duration_ms"`
+	Name       Stage       `json:"name"`
+	Status     StageStatus `json:"status"`
+	DurationMS int64       `json:"duration_ms"`
 }
+
+// ArtifactKind is what an artifact holds, as it appears on the wire.
+type ArtifactKind string
 
 // Artifact kinds.
 const (
-	KindPlot   = "plot"
-	KindModel  = "model"
-	KindTable  = "table"
-	KindReport = "report"
+	KindPlot   ArtifactKind = "plot"
+	KindModel  ArtifactKind = "model"
+	KindTable  ArtifactKind = "table"
+	KindReport ArtifactKind = "report"
 )
 
 // Artifact is a file a run produces (plots, models, graphs). Content is not
 // part of results.json: writers store it beside the results.
 type Artifact struct {
-	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	MediaType string `json:"media_type"`
+	Name      string       `json:"name"`
+	Kind      ArtifactKind `json:"kind"`
+	MediaType string       `json:"media_type"`
 	// File is the file name the content is stored under, set by writers.
 	File    string `json:"file,omitempty"`
 	Content []byte `json:"-"`
@@ -162,7 +168,7 @@ type Artifact struct {
 }
 
 // NewArtifact fills size and digest from the content.
-func NewArtifact(name, kind, mediaType string, content []byte) Artifact {
+func NewArtifact(name string, kind ArtifactKind, mediaType string, content []byte) Artifact {
 	sum := sha256.Sum256(content)
 	return Artifact{Name: name, Kind: kind, MediaType: mediaType, Content: content,
 		Size: int64(len(content)), SHA256: hex.EncodeToString(sum[:])}

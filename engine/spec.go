@@ -6,12 +6,17 @@ import (
 	"time"
 )
 
-// Run modes, as they appear on the wire.
+// Mode is a discovery mode, as it appears on the wire (the Run's
+// spec.mode). Each mode is one method type, in the file named after it:
+// mode_symbolic.go, mode_neural.go, mode_neuro_symbolic.go, mode_causal.go.
+type Mode string
+
+// Run modes.
 const (
-	ModeSymbolic      = "symbolic"
-	ModeNeural        = "neural"
-	ModeNeuroSymbolic = "neuro_symbolic"
-	ModeCausal        = "causal"
+	ModeSymbolic      Mode = "symbolic"
+	ModeNeural        Mode = "neural"
+	ModeNeuroSymbolic Mode = "neuro_symbolic"
+	ModeCausal        Mode = "causal"
 )
 
 // Negative control names, as they appear on the wire.
@@ -34,7 +39,7 @@ const DefaultMaxComplexity = 20
 
 // Spec is everything a discovery run is asked to do.
 type Spec struct {
-	Mode string `json:"mode"`
+	Mode Mode `json:"mode"`
 	// Targets are the variables to explain; Parameters.TargetVariables is
 	// used when Targets is empty. Causal runs ignore targets.
 	Targets          []string   `json:"targets,omitempty"`
@@ -74,11 +79,11 @@ func specErrorf(code, field, format string, args ...any) *SpecError {
 	return &SpecError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-var modes = []string{ModeSymbolic, ModeNeural, ModeNeuroSymbolic, ModeCausal}
+var modes = []Mode{ModeSymbolic, ModeNeural, ModeNeuroSymbolic, ModeCausal}
 
 var controlNames = []string{ControlShuffledTarget, ControlNoiseFeature, ControlTimeShift, ControlPlaceboCause}
 
-func validMode(m string) bool {
+func validMode(m Mode) bool {
 	for _, v := range modes {
 		if v == m {
 			return true
@@ -120,7 +125,7 @@ func (s Spec) controls(c *Constraints) []string {
 	return out
 }
 
-func joinQuoted(v []string) string {
+func joinQuoted[S ~string](v []S) string {
 	q := make([]string, len(v))
 	for i, s := range v {
 		q[i] = fmt.Sprintf("%q", s)

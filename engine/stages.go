@@ -5,27 +5,35 @@ import (
 	"time"
 )
 
-// Stage names, in pipeline order.
+// Stage is a step of the pipeline, as it appears on the wire (a Run's
+// status.pipeline).
+type Stage string
+
+// Stages, in pipeline order.
 const (
-	StageDataValidation    = "data_validation"
-	StageFeatureExtraction = "feature_extraction"
-	StageNeuralPretraining = "neural_pretraining"
-	StageSymbolic          = "symbolic_regression"
-	StageCausal            = "causal_discovery"
-	StageNegativeControls  = "negative_controls"
-	StageClaimGeneration   = "claim_generation"
+	StageDataValidation    Stage = "data_validation"
+	StageFeatureExtraction Stage = "feature_extraction"
+	StageNeuralPretraining Stage = "neural_pretraining"
+	StageSymbolic          Stage = "symbolic_regression"
+	StageCausal            Stage = "causal_discovery"
+	StageNegativeControls  Stage = "negative_controls"
+	StageClaimGeneration   Stage = "claim_generation"
 )
+
+// StageStatus is how a stage stands, as it appears on the wire.
+type StageStatus string
 
 // Stage statuses.
 const (
-	StatusPending   = "pending"
-	StatusRunning   = "running"
-	StatusCompleted = "completed"
-	StatusSkipped   = "skipped"
-	StatusFailed    = "failed"
+	StatusPending   StageStatus = "pending"
+	StatusRunning   StageStatus = "running"
+	StatusCompleted StageStatus = "completed"
+	StatusSkipped   StageStatus = "skipped"
+	StatusFailed    StageStatus = "failed"
 )
 
-// Reporter receives stage progress. progress is in [0, 1] and never
+// Reporter receives stage progress: name is a Stage and status a
+// StageStatus, passed as their wire strings. progress is in [0, 1] and never
 // decreases within a stage. Calls come from the goroutine running Discover
 // or from the goroutines of the algorithms; implementations must be safe for
 // concurrent use.
@@ -33,16 +41,25 @@ type Reporter interface {
 	Stage(name, status string, progress float64)
 }
 
-// StageNames returns the stages a run of the given mode goes through:
-// causal runs have causal_discovery where the others have
-// symbolic_regression.
-func StageNames(mode string) []string {
+// Stages returns the stages a run of mode goes through: causal runs have
+// causal_discovery where the others have symbolic_regression.
+func (m Mode) Stages() []Stage {
 	search := StageSymbolic
-	if mode == ModeCausal {
+	if m == ModeCausal {
 		search = StageCausal
 	}
-	return []string{StageDataValidation, StageFeatureExtraction, StageNeuralPretraining,
+	return []Stage{StageDataValidation, StageFeatureExtraction, StageNeuralPretraining,
 		search, StageNegativeControls, StageClaimGeneration}
+}
+
+// StageNames is Mode.Stages with the mode and the stages as wire strings.
+func StageNames(mode string) []string {
+	stages := Mode(mode).Stages()
+	out := make([]string, len(stages))
+	for i, s := range stages {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // tracker forwards stage events to a Reporter, keeps progress monotone and
@@ -50,7 +67,7 @@ func StageNames(mode string) []string {
 type tracker struct {
 	mu       sync.Mutex
 	r        Reporter
-	current  string
+	current  Stage
 	started  time.Time
 	progress float64
 	timings  []StageTiming
@@ -59,7 +76,7 @@ type tracker struct {
 func newTracker(r Reporter) *tracker { return &tracker{r: r} }
 
 // begin closes the running stage and starts name.
-func (t *tracker) begin(name string) {
+func (t *tracker) begin(name Stage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closeLocked(StatusCompleted)
@@ -68,7 +85,7 @@ func (t *tracker) begin(name string) {
 }
 
 // skip records a stage that does not apply to the run.
-func (t *tracker) skip(name string) {
+func (t *tracker) skip(name Stage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closeLocked(StatusCompleted)
@@ -96,13 +113,13 @@ func (t *tracker) progressFunc(lo, hi float64) func(float64) {
 }
 
 // finish closes the running stage with status.
-func (t *tracker) finish(status string) {
+func (t *tracker) finish(status StageStatus) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closeLocked(status)
 }
 
-func (t *tracker) closeLocked(status string) {
+func (t *tracker) closeLocked(status StageStatus) {
 	if t.current == "" {
 		return
 	}
@@ -116,9 +133,9 @@ func (t *tracker) closeLocked(status string) {
 	t.current = ""
 }
 
-func (t *tracker) emit(name, status string, p float64) {
+func (t *tracker) emit(name Stage, status StageStatus, p float64) {
 	if t.r != nil {
-		t.r.Stage(name, status, p)
+		t.r.Stage(string(name), string(status), p)
 	}
 }
 

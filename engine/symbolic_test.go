@@ -91,12 +91,12 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 // bounded. Neuro-symbolic mode keeps epochs for its surrogate, and its main
 // search gets symbolic mode's default budget.
 func TestSymbolicOptionsHonourEpochs(t *testing.T) {
-	gens := func(mode string, epochs int, effort float64) int {
+	gens := func(mode Mode, epochs int, effort float64) int {
 		r := &runner{plan: &plan{spec: Spec{Mode: mode, Parameters: Parameters{Epochs: epochs}}, constraints: &Constraints{}}}
 		return r.symbolicOptions(effort, 1).Generations
 	}
 	for _, c := range []struct {
-		mode   string
+		mode   Mode
 		epochs int
 		effort float64
 		want   int

@@ -64,7 +64,7 @@ func discover(cmd *cobra.Command, fl discoverFlags) error {
 	case fl.output == "":
 		return fmt.Errorf("--output is required")
 	}
-	spec := engine.Spec{Mode: fl.mode, Targets: fl.targets, NegativeControls: fl.controls,
+	spec := engine.Spec{Mode: engine.Mode(fl.mode), Targets: fl.targets, NegativeControls: fl.controls,
 		Seed: fl.seed, TimeLimit: fl.timeLimit, EvidenceThreshold: fl.threshold}
 	if err := parseParams(fl.params, &spec.Parameters); err != nil {
 		return err
@@ -119,7 +119,7 @@ func (r *lineReporter) Stage(name, status string, progress float64) {
 		r.last = map[string]int{}
 	}
 	pct := int(progress * 100)
-	if status == engine.StatusRunning {
+	if engine.StageStatus(status) == engine.StatusRunning {
 		if prev, ok := r.last[name]; ok && pct/10 == prev/10 {
 			return
 		}

@@ -17,7 +17,7 @@ const DefaultTimeLimit = 10 * time.Minute
 func Engine(rs discov1.RunSpec, timeLimit time.Duration) engine.Spec {
 	p, g := rs.Parameters, rs.Governance
 	spec := engine.Spec{
-		Mode:    string(rs.Mode),
+		Mode:    engine.Mode(rs.Mode),
 		Targets: p.TargetVariables,
 		Parameters: engine.Parameters{
 			TargetVariables: p.TargetVariables,

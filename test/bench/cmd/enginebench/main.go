@@ -288,7 +288,7 @@ func run(args []string) error {
 	consNoise := fs.Float64("cons-noise", 0.01, "noise of the conservation trajectories (fraction of each variable's RMS)")
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
-	mode := fs.String("mode", engine.ModeSymbolic, "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)")
+	mode := (*engine.Mode)(fs.String("mode", string(engine.ModeSymbolic), "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)"))
 	fs.Parse(args)
 	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic && *mode != engine.ModeNeural {
 		return fmt.Errorf("run: -mode must be %s, %s or %s", engine.ModeSymbolic, engine.ModeNeuroSymbolic, engine.ModeNeural)
@@ -423,7 +423,7 @@ func run(args []string) error {
 	return save()
 }
 
-func runFeynman(ctx context.Context, path, mode string, seed int64, limit time.Duration, epochs int) feynmanResult {
+func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, limit time.Duration, epochs int) feynmanResult {
 	var r feynmanResult
 	f, err := data.Load(path, "csv")
 	if err != nil {
