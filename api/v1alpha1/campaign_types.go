@@ -34,8 +34,12 @@ type Budget struct {
 // CampaignGovernance overrides project governance for the campaign's claims.
 // +kubebuilder:validation:XValidation:rule="!has(self.autoPromoteTo) || !has(self.promotionCeiling) || (self.autoPromoteTo == 'explore' || (self.autoPromoteTo == 'validate' && self.promotionCeiling != 'explore') || (self.autoPromoteTo == 'publish' && self.promotionCeiling == 'publish'))",message="autoPromoteTo must not be above promotionCeiling"
 type CampaignGovernance struct {
+	// PromotionCeiling is the highest tier the campaign's claims may reach; the stricter of
+	// the project's and the campaign's ceiling holds.
 	// +optional
 	PromotionCeiling Tier `json:"promotionCeiling,omitempty"`
+	// RequireNegativeControls refuses promotion of claims whose negative controls did not
+	// pass; true in either the project or the campaign holds.
 	// +optional
 	RequireNegativeControls *bool `json:"requireNegativeControls,omitempty"`
 	// AutoPromoteTo is the tier claims are given when they pass the promotion checks.
@@ -50,16 +54,21 @@ type CampaignSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectID is immutable"
 	ProjectID string `json:"projectID"`
 
+	// DisplayName is the campaign name shown to users.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=200
 	DisplayName string `json:"displayName"`
 
+	// Description says what the campaign is for.
 	// +kubebuilder:validation:MaxLength=4000
 	// +optional
 	Description string `json:"description,omitempty"`
 
+	// Budget bounds the compute units, the number of runs and the time of the campaign.
 	Budget Budget `json:"budget"`
 
+	// Governance tightens the project's promotion rules for the campaign's claims. Changing
+	// it needs update on campaigns/governance (the disco-promoter role) and is ledgered.
 	// +optional
 	Governance CampaignGovernance `json:"governance,omitempty"`
 
@@ -67,6 +76,7 @@ type CampaignSpec struct {
 	// +optional
 	Archived bool `json:"archived,omitempty"`
 
+	// CreatedBy is the user or API key that created the campaign.
 	// +kubebuilder:validation:MaxLength=128
 	// +optional
 	CreatedBy string `json:"createdBy,omitempty"`
@@ -75,6 +85,7 @@ type CampaignSpec struct {
 // CampaignStatus is the observed state of a campaign; its counters are computed from the
 // campaign's runs on every reconcile, never incremented, so they cannot drift.
 type CampaignStatus struct {
+	// Phase is active, exhausted (compute units or runs spent), expired or archived.
 	// +optional
 	Phase CampaignPhase `json:"phase,omitempty"`
 	// ComputeUnitsUsed sums the compute units of finished runs and the estimates of unfinished ones.
@@ -97,8 +108,10 @@ type CampaignStatus struct {
 	// through the Kubernetes API is ledgered as policy_changed against it.
 	// +optional
 	ObservedGovernance *CampaignGovernance `json:"observedGovernance,omitempty"`
+	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -107,10 +120,13 @@ type CampaignStatus struct {
 
 // RetiredUsage is the budget used by runs that were deleted.
 type RetiredUsage struct {
+	// ComputeUnits the deleted runs used.
 	// +optional
 	ComputeUnits int64 `json:"computeUnits"`
+	// Runs is how many runs were deleted.
 	// +optional
 	Runs int32 `json:"runs"`
+	// RunsCompleted is how many of them had completed.
 	// +optional
 	RunsCompleted int32 `json:"runsCompleted"`
 	// RunUIDs are the most recently retired runs, so a deletion that is retried is counted

@@ -40,6 +40,8 @@ const (
 
 // ClaimPromotionStatus is the decision.
 type ClaimPromotionStatus struct {
+	// Phase is Pending, Approved (the claim moved), Denied (governance refused; see
+	// constraint) or Failed (the claim could not be read or written; see message).
 	// +optional
 	Phase ClaimPromotionPhase `json:"phase,omitempty"`
 	// PreviousTier is the claim's tier when the request was decided.
@@ -56,10 +58,13 @@ type ClaimPromotionStatus struct {
 	// policy_evaluated).
 	// +optional
 	LedgerEntryID string `json:"ledgerEntryID,omitempty"`
+	// DecidedAt is when the manager decided the request.
 	// +optional
 	DecidedAt *metav1.Time `json:"decidedAt,omitempty"`
+	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Ready, once the request is decided.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -33,6 +33,7 @@ type ProjectSpec struct {
 	// +kubebuilder:validation:MaxLength=200
 	DisplayName string `json:"displayName"`
 
+	// Description says what the project studies.
 	// +kubebuilder:validation:MaxLength=4000
 	// +optional
 	Description string `json:"description,omitempty"`
@@ -47,6 +48,8 @@ type ProjectSpec struct {
 	// +optional
 	State ProjectState `json:"state,omitempty"`
 
+	// Settings are the project's defaults and governance. Changing the governance needs
+	// update on projects/governance (the disco-promoter role) and is ledgered.
 	// +kubebuilder:default={}
 	// +optional
 	Settings ProjectSettings `json:"settings,omitempty"`
@@ -72,6 +75,7 @@ type ProjectStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// Conditions: Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

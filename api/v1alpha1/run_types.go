@@ -29,39 +29,57 @@ var PipelineStages = []string{
 
 // RunParameters are the discovery parameters of a run (the contract's run parameters).
 type RunParameters struct {
+	// TargetVariables are the dataset columns to explain (law modes). Empty: the last numeric
+	// column that is not a time, trajectory or excluded column. Causal runs ignore it.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=256
 	// +optional
 	TargetVariables []string `json:"targetVariables,omitempty"`
+	// Constraints are "key:value" strings that narrow the search: operators:+,-,*,sin
+	// (allowed operators), include:a,b and exclude:c (columns), max_depth:N (1..20),
+	// max_lag:N (1..50), alpha:P (0..1, the causal tests' significance), time:<column> and
+	// trajectory:<column> (columns that order and group the rows).
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=1024
 	// +optional
 	Constraints []string `json:"constraints,omitempty"`
+	// MaxComplexity bounds the size of a discovered expression (nodes of its tree).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=200
 	// +optional
 	MaxComplexity *int32 `json:"maxComplexity,omitempty"`
+	// SymbolicPrior names the operator set of the symbolic search: default, physics,
+	// polynomial or trigonometric. An operators: constraint takes precedence.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	SymbolicPrior string `json:"symbolicPrior,omitempty"`
+	// NeuralBackbone is the surrogate network of neural modes: "mlp-<depth>x<width>" (for
+	// example mlp-2x64) or "mlp-<width>-<width>-..." (for example mlp-64-32); width 1..1024,
+	// depth 1..8. Empty: mlp-2x64.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	NeuralBackbone string `json:"neuralBackbone,omitempty"`
+	// Epochs is how long neural modes train the surrogate.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	// +optional
 	Epochs *int32 `json:"epochs,omitempty"`
+	// CrossValidate scores each law on held-out folds (the claim's cross_validation_score).
 	// +optional
 	CrossValidate bool `json:"crossValidate,omitempty"`
 }
 
 // RunGovernance asks for negative controls and an evidence threshold.
 type RunGovernance struct {
+	// NegativeControls are the controls every claim of the run must pass: shuffled_target,
+	// noise_feature, time_shift, placebo_cause. Empty: the mode's defaults.
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:Enum=shuffled_target;noise_feature;time_shift;placebo_cause
 	// +listType=set
 	// +optional
 	NegativeControls []string `json:"negativeControls,omitempty"`
+	// EvidenceThreshold (0..1) is reported in the run's summary: how many claims reach it.
+	// It does not change what is discovered; promotion uses the project's governance.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	// +optional
@@ -71,24 +89,38 @@ type RunGovernance struct {
 // RunSpec is a submitted run. It is immutable once created.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a run's spec is immutable once submitted"
 type RunSpec struct {
+	// ProjectID is the public id of the run's project: "proj_" and 26 base32 characters
+	// (a-z, 2-7), as the REST API and the Project's status show it.
 	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
 	ProjectID string `json:"projectID"`
+	// CampaignID is the public id of the campaign whose budget the run uses: "camp_" and 26
+	// base32 characters.
 	// +kubebuilder:validation:Pattern=`^camp_[a-z2-7]{26}$`
 	CampaignID string `json:"campaignID"`
-	Mode       Mode   `json:"mode"`
+	// Mode is the discovery method: symbolic (laws by symbolic regression), neural (a
+	// surrogate network), neuro_symbolic (laws distilled from the surrogate) or causal
+	// (a causal graph).
+	Mode Mode `json:"mode"`
+	// DatasetID is the public id of the dataset to run on: "ds_" and 26 base32 characters.
+	// It must be in the same project and profiled (ready).
 	// +kubebuilder:validation:Pattern=`^ds_[a-z2-7]{26}$`
 	DatasetID string `json:"datasetID"`
+	// Parameters are the discovery parameters.
 	// +optional
 	Parameters RunParameters `json:"parameters,omitempty"`
+	// Governance asks for negative controls and an evidence threshold.
 	// +optional
 	Governance RunGovernance `json:"governance,omitempty"`
-	// ComputeUnitsEstimated is fixed at submission from the data size and parameters.
+	// ComputeUnitsEstimated is fixed at submission from the data size and parameters; the
+	// campaign reserves it while the run is queued or running. Admission raises a lower
+	// value to the estimate the REST API would reserve.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	ComputeUnitsEstimated int64 `json:"computeUnitsEstimated,omitempty"`
 	// Seed makes the discovery reproducible.
 	// +optional
 	Seed int64 `json:"seed,omitempty"`
+	// CreatedBy is who submitted the run: the REST principal, or the Kubernetes user.
 	// +kubebuilder:validation:MaxLength=128
 	// +optional
 	CreatedBy string `json:"createdBy,omitempty"`
@@ -96,22 +128,29 @@ type RunSpec struct {
 
 // StageStatus is the state of one pipeline stage.
 type StageStatus struct {
+	// Name is the stage: data_validation, feature_extraction, neural_pretraining,
+	// symbolic_regression, negative_controls or claim_generation.
 	// +kubebuilder:validation:MaxLength=64
 	Name string `json:"name"`
+	// Status is pending, running, completed, skipped or failed.
 	// +kubebuilder:validation:Enum=pending;running;completed;skipped;failed
 	Status string `json:"status"`
+	// Progress of a running stage, 0..1.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	// +optional
 	Progress *float64 `json:"progress,omitempty"`
+	// DurationMS is how long the stage took, in milliseconds.
 	// +optional
 	DurationMS *int64 `json:"durationMs,omitempty"`
 }
 
 // Pipeline reports a run's progress by stage.
 type Pipeline struct {
+	// CurrentStage is the stage running now (or the last one, once the run ended).
 	// +optional
 	CurrentStage string `json:"currentStage,omitempty"`
+	// Stages are the run's stages in order, each with its status.
 	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Stages []StageStatus `json:"stages,omitempty"`
@@ -119,12 +158,17 @@ type Pipeline struct {
 
 // RunSummary is the best claim of a finished run.
 type RunSummary struct {
+	// BestClaimID is the public id ("clm_...") of the run's highest-scoring claim; its
+	// Claim object is named by the id with "_" replaced by "-".
 	// +optional
 	BestClaimID string `json:"bestClaimID,omitempty"`
+	// BestClaimType is law, causal or conservation.
 	// +optional
 	BestClaimType string `json:"bestClaimType,omitempty"`
+	// BestClaimScore is the best claim's Truth Dial score, 0..1.
 	// +optional
 	BestClaimScore *float64 `json:"bestClaimScore,omitempty"`
+	// NegativeControlsPassed says whether the best claim passed every negative control.
 	// +optional
 	NegativeControlsPassed bool `json:"negativeControlsPassed"`
 }
@@ -133,44 +177,64 @@ type RunSummary struct {
 type ArtifactRef struct {
 	// ID has the art_ prefix.
 	ID string `json:"id"`
+	// Name is the file's name, for example causal_graph.svg.
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
+	// Kind is plot, model, table or report.
 	// +kubebuilder:validation:Enum=plot;model;table;report
-	Kind      string      `json:"kind"`
-	MediaType string      `json:"mediaType"`
-	SizeBytes int64       `json:"sizeBytes"`
-	SHA256    string      `json:"sha256"`
-	Key       string      `json:"key"`
+	Kind string `json:"kind"`
+	// MediaType is the file's content type, for example image/svg+xml.
+	MediaType string `json:"mediaType"`
+	// SizeBytes is the file's size.
+	SizeBytes int64 `json:"sizeBytes"`
+	// SHA256 is the file's hex SHA-256.
+	SHA256 string `json:"sha256"`
+	// Key is the file's blob key, under the run's own prefix.
+	Key string `json:"key"`
+	// CreatedAt is when the run wrote the file.
 	CreatedAt metav1.Time `json:"createdAt"`
 }
 
 // RunStatus is the observed state of a run.
 type RunStatus struct {
+	// Phase is queued, running, completed, failed or cancelled.
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
+	// Progress of the whole run, 0..1.
 	// +optional
 	Progress *float64 `json:"progress,omitempty"`
+	// Pipeline is the progress by stage.
 	// +optional
 	Pipeline Pipeline `json:"pipeline,omitempty"`
+	// ComputeUnitsUsed is what the run charged to its campaign's budget: one unit is about
+	// one second of engine time, measured from the engine's start to its end.
 	// +optional
 	ComputeUnitsUsed int64 `json:"computeUnitsUsed"`
+	// StartedAt is when the engine started.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// EstimatedCompletion is when the run is expected to end, from its progress.
 	// +optional
 	EstimatedCompletion *metav1.Time `json:"estimatedCompletion,omitempty"`
+	// CompletedAt is when the run ended.
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// DurationMS is the engine's running time, in milliseconds.
 	// +optional
 	DurationMS int64 `json:"durationMs,omitempty"`
+	// ClaimsCount is how many claims the run produced.
 	// +optional
 	ClaimsCount int32 `json:"claimsCount"`
+	// ArtifactsCount is how many files the run produced.
 	// +optional
 	ArtifactsCount int32 `json:"artifactsCount"`
+	// Summary names the best claim once the run completed.
 	// +optional
 	Summary *RunSummary `json:"summary,omitempty"`
 	// ResultsKey is the blob key of results.json.
 	// +optional
 	ResultsKey string `json:"resultsKey,omitempty"`
+	// Artifacts are the files the run produced.
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Artifacts []ArtifactRef `json:"artifacts,omitempty"`
@@ -178,8 +242,11 @@ type RunStatus struct {
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
+	// ObservedGeneration is the generation the controller last reconciled.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Admitted (the engine started, or WaitingForCapacity and why), Ready,
+	// Succeeded and Failed (for kubectl wait and GitOps health checks).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
