@@ -1,0 +1,82 @@
+package dynamics
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// controlSeeds is the number of seeds per negative control; at most
+// controlPasses of them may yield a passing equation (issue 18: no passing
+// claim in at least 95 % of seeds).
+const (
+	controlSeeds  = 40
+	controlPasses = 2
+)
+
+// shuffledStates is Lotka–Volterra data whose state rows are permuted
+// within each trajectory while the times stay: the values are real, their
+// order in time is not.
+func shuffledStates(t *testing.T, seed uint64) Trajectories {
+	d := sample(t, lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}}, grid(120, 0.08), 0.01, seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	n := len(d.Time) / 4
+	for k := range 4 {
+		perm := rng.Perm(n)
+		for _, col := range d.States {
+			orig := append([]float64(nil), col[k*n:(k+1)*n]...)
+			for i, p := range perm {
+				col[k*n+i] = orig[p]
+			}
+		}
+	}
+	return d
+}
+
+// randomWalks is three independent Gaussian random walks per trajectory.
+func randomWalks(seed uint64) Trajectories {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	d := Trajectories{StateNames: []string{"a", "b", "c"}, States: make([][]float64, 3)}
+	for k := range 4 {
+		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		for i := range 120 {
+			d.Time = append(d.Time, 0.1*float64(i))
+			d.Trajectory = append(d.Trajectory, fmt.Sprint(k))
+			for j := range x {
+				x[j] += 0.3 * rng.NormFloat64()
+				d.States[j] = append(d.States[j], x[j])
+			}
+		}
+	}
+	return d
+}
+
+func TestNegativeControls(t *testing.T) {
+	controls := map[string]func(seed uint64) Trajectories{
+		"shuffled_states": func(seed uint64) Trajectories { return shuffledStates(t, seed) },
+		"random_walks":    randomWalks,
+	}
+	for name, gen := range controls {
+		t.Run(name, func(t *testing.T) {
+			passes := 0
+			for seed := range uint64(controlSeeds) {
+				res, err := Discover(context.Background(), gen(seed+1), Settings{Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, eq := range res.Equations {
+					if eq.Passed {
+						passes++
+						t.Logf("seed %d: %s = %s passed (horizon %.3g vs persistence %.3g)", seed+1, eq.Target, eq.Expression, res.Simulation.Horizon, res.Simulation.PersistenceHorizon)
+						break
+					}
+				}
+			}
+			t.Logf("%s: %d of %d seeds with a passing equation", name, passes, controlSeeds)
+			if passes > controlPasses {
+				t.Errorf("%s: %d of %d seeds gave a passing equation, at most %d allowed", name, passes, controlSeeds, controlPasses)
+			}
+		})
+	}
+}

@@ -1,0 +1,345 @@
+package dynamics
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// DerivativeMethod says how the regression avoids or estimates derivatives.
+type DerivativeMethod int
+
+const (
+	// WeakForm regresses integrals against test functions (the default).
+	WeakForm DerivativeMethod = iota
+	// LocalPolynomial regresses local-polynomial derivative estimates.
+	LocalPolynomialDerivative
+)
+
+func (m DerivativeMethod) String() string {
+	switch m {
+	case WeakForm:
+		return "weak form (Messenger & Bortz 2021)"
+	case LocalPolynomialDerivative:
+		return "local polynomial (Savitzky–Golay on uneven times)"
+	}
+	return fmt.Sprintf("DerivativeMethod(%d)", int(m))
+}
+
+// Settings tunes Discover; the zero value is the default.
+type Settings struct {
+	// Degree is the largest total degree of the polynomial terms
+	// (default 3, at most 5).
+	Degree int
+	// NoTrig drops the sin and cos terms of each variable.
+	NoTrig bool
+	// Derivatives picks the regression form (default WeakForm).
+	Derivatives DerivativeMethod
+	// Radius is the half-width, in samples, of the test functions and local
+	// polynomials (default: a twentieth of each trajectory, within [3, 32]).
+	Radius int
+	// Ensemble is the number of subsampled refits for the inclusion
+	// probabilities (default 20; at least 5).
+	Ensemble int
+	// Seed seeds the ensemble's subsampling.
+	Seed uint64
+	// ExtraTerms join the library after the polynomial and trigonometric
+	// terms: the hook for terms found by symbolic regression.
+	ExtraTerms []Term
+}
+
+const (
+	defaultDegree   = 3
+	maxDegree       = 5
+	defaultEnsemble = 20
+	minEnsemble     = 5
+	// subsample is the share of chunks each ensemble member is fitted on.
+	subsample = 0.7
+	// maxLibrary bounds the library so that the normal equations stay
+	// small and the regression has far more rows than terms.
+	maxLibrary = 200
+)
+
+func (s Settings) withDefaults() (Settings, error) {
+	if s.Degree == 0 {
+		s.Degree = defaultDegree
+	}
+	if s.Degree < 1 || s.Degree > maxDegree {
+		return s, fmt.Errorf("%w: degree %d is outside [1, %d]", ErrInvalidData, s.Degree, maxDegree)
+	}
+	if s.Derivatives != WeakForm && s.Derivatives != LocalPolynomialDerivative {
+		return s, fmt.Errorf("%w: unknown derivative method %d", ErrInvalidData, int(s.Derivatives))
+	}
+	if s.Radius != 0 && (s.Radius < minRadius || s.Radius > 10*maxRadius) {
+		return s, fmt.Errorf("%w: radius %d is outside [%d, %d]", ErrInvalidData, s.Radius, minRadius, 10*maxRadius)
+	}
+	if s.Ensemble == 0 {
+		s.Ensemble = defaultEnsemble
+	}
+	if s.Ensemble < minEnsemble {
+		return s, fmt.Errorf("%w: ensemble %d is below %d", ErrInvalidData, s.Ensemble, minEnsemble)
+	}
+	for _, t := range s.ExtraTerms {
+		if t.Name == "" || t.Eval == nil {
+			return s, fmt.Errorf("%w: an extra term needs a name and a function", ErrInvalidData)
+		}
+	}
+	return s, nil
+}
+
+// Result is what Discover found: one equation per state, and the evidence
+// of the system as a whole.
+type Result struct {
+	// Equations holds ẋ = f(...) per state, in the order of StateNames.
+	Equations []Equation
+	// Simulation is the held-out simulation evidence of the whole system.
+	Simulation Simulation
+	// Library lists the candidate terms, in regression order.
+	Library []string
+	// Method names the derivative treatment, Selection the model choice.
+	Method, Selection string
+	// TrainingRows is the number of regression rows (test functions or
+	// samples) fitted on; TrainingTrajectories the trajectories they came
+	// from.
+	TrainingRows, TrainingTrajectories int
+}
+
+// Equation is the discovered law of one state.
+type Equation struct {
+	// State is the state's column name; Target is "d<state>/dt".
+	State, Target string
+	// Expression is the right-hand side in the column names, e.g.
+	// "10*y - 10*x"; "0" when no term was selected.
+	Expression string
+	// Coefficients maps each selected term (as printed in Expression) to
+	// its coefficient.
+	Coefficients map[string]float64
+	// Inclusion maps each selected term to the share of ensemble members
+	// that selected it too; Stability is the smallest of them (0 without
+	// terms). Both are computed only when the simulation passed.
+	Inclusion map[string]float64
+	Stability float64
+	// CVR2 is 1 − (cross-validated residual)/(Σ response²) of the
+	// selected support on the regression rows.
+	CVR2 float64
+	// Passed is the acceptance rule: the system's simulation passed, the
+	// equation has at least one term, and Stability ≥ minInclusion.
+	// Reasons says why not when it fails.
+	Passed  bool
+	Reasons []string
+}
+
+// Discover finds ẋ = f(x, u) for every state of data: a sparse combination
+// of the library's terms per state, chosen by cross-validation, with
+// ensemble inclusion probabilities and held-out simulation as evidence. See
+// the package documentation for the method and the acceptance rule.
+func Discover(ctx context.Context, data Trajectories, settings Settings) (Result, error) {
+	settings, err := settings.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	segs, err := data.segments()
+	if err != nil {
+		return Result{}, err
+	}
+	states := len(data.StateNames)
+	names := slices.Concat(data.StateNames, data.InputNames)
+	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
+	if len(lib) > maxLibrary {
+		return Result{}, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, len(names), settings.Degree, len(lib), maxLibrary)
+	}
+	train, test, heldOut, err := split(segs)
+	if err != nil {
+		return Result{}, err
+	}
+	d, err := buildDesign(ctx, train, lib, states, settings)
+	if err != nil {
+		return Result{}, err
+	}
+	if d.total() < 2*len(lib) {
+		return Result{}, fmt.Errorf("%w: %d regression rows for %d library terms; give longer or more trajectories (at least %d rows)", ErrInvalidData, d.total(), len(lib), 2*len(lib))
+	}
+	all := make([]int, len(d.chunks))
+	for i := range all {
+		all[i] = i
+	}
+	res := Result{
+		Method:               settings.Derivatives.String(),
+		Selection:            fmt.Sprintf("STLSQ path and backward elimination; support by BIC of the %d-fold cross-validated residual", folds),
+		TrainingRows:         d.total(),
+		TrainingTrajectories: len(train),
+	}
+	for _, t := range lib {
+		res.Library = append(res.Library, t.Name)
+	}
+	coefs := make([][]float64, states)
+	for s := range states {
+		sel, err := d.selectSupport(ctx, s, all)
+		if err != nil {
+			return Result{}, err
+		}
+		c, ok := d.coefficients(s, all, sel.support)
+		if !ok {
+			c = make([]float64, len(lib))
+		}
+		coefs[s] = c
+		eq := Equation{
+			State:        data.StateNames[s],
+			Target:       "d" + data.StateNames[s] + "/dt",
+			Expression:   expression(lib, c),
+			Coefficients: map[string]float64{},
+			Inclusion:    map[string]float64{},
+		}
+		if sel.cvTotal > 0 {
+			eq.CVR2 = 1 - sel.cvRSS/sel.cvTotal
+		}
+		for j, v := range c {
+			if v != 0 {
+				eq.Coefficients[lib[j].Name] = v
+			}
+		}
+		res.Equations = append(res.Equations, eq)
+	}
+	row := make([]float64, len(lib))
+	rhs := func(z, dx []float64) {
+		evalRow(lib, z, row)
+		for s := range states {
+			var v float64
+			for j, c := range coefs[s] {
+				if c != 0 {
+					v += c * row[j]
+				}
+			}
+			dx[s] = v
+		}
+	}
+	res.Simulation = simulate(test, states, rhs)
+	res.Simulation.HeldOut = heldOut
+	if res.Simulation.Passed {
+		// the ensemble only decides between systems that simulate well: a
+		// system that fails the simulation is rejected whatever its
+		// stability, so its inclusion probabilities are not computed
+		if err := d.ensemble(ctx, &res, coefs, lib, settings); err != nil {
+			return Result{}, err
+		}
+	}
+	for i := range res.Equations {
+		eq := &res.Equations[i]
+		if !res.Simulation.Passed {
+			eq.Reasons = append(eq.Reasons, fmt.Sprintf("the simulated system follows the held-out data for %.4g, not %g times the persistence forecast's %.4g", res.Simulation.Horizon, horizonGain, res.Simulation.PersistenceHorizon))
+		}
+		if len(eq.Coefficients) == 0 {
+			eq.Reasons = append(eq.Reasons, "no term was selected")
+		} else if eq.Stability < minInclusion {
+			eq.Reasons = append(eq.Reasons, fmt.Sprintf("a term is in only %.0f%% of the ensemble's models (at least %.0f%% needed)", 100*eq.Stability, 100*minInclusion))
+		}
+		eq.Passed = len(eq.Reasons) == 0
+	}
+	return res, nil
+}
+
+// split holds out every fourth trajectory when there are at least four,
+// and otherwise the last quarter of each trajectory.
+func split(segs []segment) (train, test []segment, heldOut string, err error) {
+	if len(segs) >= 4 {
+		for i, s := range segs {
+			if i%4 == 3 {
+				test = append(test, s)
+			} else {
+				train = append(train, s)
+			}
+		}
+		return train, test, "trajectories", nil
+	}
+	for _, s := range segs {
+		cut := len(s.t) * 3 / 4
+		if cut < minRowsPerTrajectory || len(s.t)-cut < minRowsPerTrajectory {
+			return nil, nil, "", fmt.Errorf("%w: trajectory %q has %d rows; with fewer than 4 trajectories each needs at least %d rows so that its last quarter can be held out", ErrInvalidData, s.label, len(s.t), 4*minRowsPerTrajectory)
+		}
+		train = append(train, s.slice(0, cut))
+		test = append(test, s.slice(cut, len(s.t)))
+	}
+	return train, test, "tails", nil
+}
+
+// buildDesign assembles the chunked regression of the training pieces.
+func buildDesign(ctx context.Context, train []segment, lib []Term, states int, settings Settings) (*design, error) {
+	var blocks []rows
+	perChunk := 0
+	overlap := 1.0
+	for _, s := range train {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		radius := settings.Radius
+		if radius == 0 {
+			radius = autoRadius(len(s.t))
+		}
+		radius = min(radius, (len(s.t)-1)/2)
+		switch settings.Derivatives {
+		case LocalPolynomialDerivative:
+			blocks = append(blocks, pointRows(s, lib, states, radius))
+			perChunk = max(perChunk, 2*radius+1)
+			overlap = max(overlap, float64(radius))
+		default:
+			blocks = append(blocks, weakRows(s, lib, states, radius))
+			perChunk = max(perChunk, 4)
+			overlap = max(overlap, float64(2*radius+1)/float64(weakStride(radius)))
+		}
+	}
+	cost := make([]float64, len(lib))
+	for j, t := range lib {
+		cost[j] = float64(max(t.Complexity, 1))
+	}
+	return newDesign(blocks, cost, states, perChunk, overlap), nil
+}
+
+func (d *design) total() int {
+	n := 0
+	for _, c := range d.chunks {
+		n += c.n
+	}
+	return n
+}
+
+// ensemble refits the selection on random subsamples of the chunks and
+// records, per equation, the share of members that select each term.
+func (d *design) ensemble(ctx context.Context, res *Result, coefs [][]float64, lib []Term, settings Settings) error {
+	rng := rand.New(rand.NewPCG(settings.Seed, 0x5eed))
+	k := max(int(subsample*float64(len(d.chunks))), folds)
+	counts := make([][]int, len(coefs))
+	for s := range counts {
+		counts[s] = make([]int, len(lib))
+	}
+	for range settings.Ensemble {
+		perm := rng.Perm(len(d.chunks))
+		idx := perm[:min(k, len(perm))]
+		slices.Sort(idx)
+		for s := range coefs {
+			sel, err := d.selectSupport(ctx, s, idx)
+			if err != nil {
+				return err
+			}
+			for _, j := range sel.support {
+				counts[s][j]++
+			}
+		}
+	}
+	for s, c := range coefs {
+		eq := &res.Equations[s]
+		first := true
+		for j, v := range c {
+			if v == 0 {
+				continue
+			}
+			p := float64(counts[s][j]) / float64(settings.Ensemble)
+			eq.Inclusion[lib[j].Name] = p
+			if first || p < eq.Stability {
+				eq.Stability = p
+			}
+			first = false
+		}
+	}
+	return nil
+}
