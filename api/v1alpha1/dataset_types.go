@@ -17,24 +17,30 @@ const (
 // DatasetSpec describes an uploaded file. Immutable: a new file is a new dataset.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a dataset is immutable; upload a new one"
 type DatasetSpec struct {
+	// ProjectID is the public id of the dataset's project (proj_ and 26 base32 characters).
 	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
 	ProjectID string `json:"projectID"`
+	// DisplayName is the dataset name shown to users, usually the file's name.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=200
 	DisplayName string `json:"displayName"`
+	// Format is csv or parquet.
 	// +kubebuilder:validation:Enum=csv;parquet
 	Format string `json:"format"`
-	// BlobKey locates the file in the blob store.
+	// BlobKey locates the file in the blob store; it must be under the tenant's own prefix.
 	// +kubebuilder:validation:MaxLength=1024
 	BlobKey string `json:"blobKey"`
+	// SizeBytes is the file's size; profiling refuses a file of another size.
 	// +kubebuilder:validation:Minimum=0
 	SizeBytes int64 `json:"sizeBytes"`
+	// SHA256 is the file's hex SHA-256; profiling refuses a file with another hash.
 	// +kubebuilder:validation:Pattern=`^[a-f0-9]{64}$`
 	SHA256 string `json:"sha256"`
 	// Variables declared at upload (optional; the profile lists the real columns).
 	// +kubebuilder:validation:MaxItems=4096
 	// +optional
 	Variables []string `json:"variables,omitempty"`
+	// CreatedBy is the user or API key that uploaded the file.
 	// +kubebuilder:validation:MaxLength=128
 	// +optional
 	CreatedBy string `json:"createdBy,omitempty"`
@@ -42,25 +48,33 @@ type DatasetSpec struct {
 
 // DatasetStatus is what profiling found.
 type DatasetStatus struct {
+	// Phase is profiling, ready (runs may use it) or failed (see message).
 	// +optional
 	Phase DatasetPhase `json:"phase,omitempty"`
+	// Rows is the number of data rows.
 	// +optional
 	Rows int64 `json:"rows"`
+	// Columns is the number of columns.
 	// +optional
 	Columns int32 `json:"columns"`
+	// Variables are the column names, in file order.
 	// +kubebuilder:validation:MaxItems=4096
 	// +optional
 	Variables []string `json:"variables,omitempty"`
 	// ProfileKey is the blob key of the profile JSON.
 	// +optional
 	ProfileKey string `json:"profileKey,omitempty"`
+	// ProfiledAt is when profiling ended.
 	// +optional
 	ProfiledAt *metav1.Time `json:"profiledAt,omitempty"`
+	// Message explains a failure in words a person can act on.
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Message string `json:"message,omitempty"`
+	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
