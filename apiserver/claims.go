@@ -54,31 +54,6 @@ type Claim struct {
 	PromotedBy   string     `json:"promoted_by,omitempty"`
 }
 
-// Evidence is a claim's evidence object as stored. It is written out as the stored bytes:
-// decoding and re-encoding the evidence of every claim of a 100-item page was a large part
-// of a list request's cost.
-type Evidence json.RawMessage
-
-// MarshalJSON writes the stored object.
-func (e Evidence) MarshalJSON() ([]byte, error) {
-	if len(e) == 0 {
-		return []byte("{}"), nil
-	}
-	return e, nil
-}
-
-// UnmarshalJSON keeps the object's bytes (for clients of this package's types).
-func (e *Evidence) UnmarshalJSON(b []byte) error {
-	*e = append((*e)[:0], b...)
-	return nil
-}
-
-// Schema keeps the OpenAPI document describing evidence as an object.
-func (Evidence) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{Type: huma.TypeObject, AdditionalProperties: true,
-		Description: "Per type: r_squared, cross_validation_score (law); causal_confidence, effect_strength or granger_score, intervention_effect_size (causal); relative_variation, trajectories (conservation); negative_controls_passed always."}
-}
-
 // evidenceOf returns a claim's evidence with negative_controls_passed always present; only
 // evidence stored without it (objects not written by the engine) is decoded to add it.
 func evidenceOf(c *discov1.Claim) Evidence {

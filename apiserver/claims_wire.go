@@ -34,6 +34,92 @@ func claimWire(c *discov1.Claim) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
+// Evidence is a claim's evidence object as stored. It is written out as the stored bytes:
+// decoding and re-encoding the evidence of every claim of a 100-item page was a large part
+// of a list request's cost. Its OpenAPI schema is typed per claim type (LawEvidence,
+// CausalEvidence, ConservationEvidence); those structs declare the shape only.
+type Evidence json.RawMessage
+
+// MarshalJSON writes the stored object.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	if len(e) == 0 {
+		return []byte("{}"), nil
+	}
+	return e, nil
+}
+
+// UnmarshalJSON keeps the object's bytes (for clients of this package's types).
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	*e = append((*e)[:0], b...)
+	return nil
+}
+
+// Schema describes evidence as one of the per-type evidence objects. It is anyOf, not
+// oneOf: an object holding only the fields every type shares is valid evidence of any
+// type, and the type itself is the claim's, beside the evidence (OpenAPI 3.1, JSON Schema
+// 2020-12 section 10.2.1.2).
+func (Evidence) Schema(r huma.Registry) *huma.Schema {
+	return &huma.Schema{
+		Description: "The measurements behind the claim, by claim type: LawEvidence, CausalEvidence or " +
+			"ConservationEvidence. negative_controls_passed is always present.",
+		AnyOf: []*huma.Schema{
+			r.Schema(reflect.TypeFor[LawEvidence](), true, ""),
+			r.Schema(reflect.TypeFor[CausalEvidence](), true, ""),
+			r.Schema(reflect.TypeFor[ConservationEvidence](), true, ""),
+		},
+	}
+}
+
+// The evidence structs below are the wire schema of engine.Evidence (engine/result.go, the
+// source of the field set), split by claim type. TestEvidenceFieldsMatchEngine fails when
+// the two disagree. Fields are optional but negative_controls_passed: evidence stored by
+// older writers may lack any measure, and evidenceOf adds negative_controls_passed.
+
+// EvidenceCommon holds the evidence fields of every claim type.
+type EvidenceCommon struct {
+	NegativeControlsPassed bool                             `json:"negative_controls_passed" required:"true" doc:"Whether the claim passed all of its negative controls."`
+	BootstrapStability     *float64                         `json:"bootstrap_stability,omitempty" doc:"Fraction of bootstrap resamples that reproduce the claim."`
+	NegativeControls       map[string]NegativeControlResult `json:"negative_controls,omitempty" nullable:"true" doc:"Each negative control run, by control name."`
+}
+
+// NegativeControlResult is one negative control's outcome (engine/controls.Result).
+type NegativeControlResult struct {
+	Passed bool    `json:"passed" required:"true"`
+	PValue float64 `json:"p_value" required:"true" doc:"Permutation p-value of the control."`
+}
+
+// LawEvidence is the evidence of a law claim.
+type LawEvidence struct {
+	_                    struct{} `additionalProperties:"false"`
+	RSquared             *float64 `json:"r_squared,omitempty" doc:"R² of the law over all rows."`
+	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty" doc:"R² over the held-out rows."`
+	CrossValidationScore *float64 `json:"cross_validation_score,omitempty" doc:"Mean R² over the cross-validation folds (the held-out R² when cross_validate is off)."`
+	Complexity           *int     `json:"complexity,omitempty" doc:"Size of the expression tree."`
+	EvidenceCommon
+}
+
+// CausalEvidence is the evidence of a causal claim: causal_confidence with effect_strength
+// for a contemporaneous edge, or granger_score, intervention_effect_size and p_value for a
+// lagged one.
+type CausalEvidence struct {
+	_                      struct{} `additionalProperties:"false"`
+	CausalConfidence       *float64 `json:"causal_confidence,omitempty" doc:"Confidence in the edge."`
+	EffectStrength         *float64 `json:"effect_strength,omitempty" doc:"Standardised linear effect of a contemporaneous edge."`
+	GrangerScore           *float64 `json:"granger_score,omitempty" doc:"Granger F statistic of a lagged edge."`
+	InterventionEffectSize *float64 `json:"intervention_effect_size,omitempty" doc:"Standardised lagged effect."`
+	PValue                 *float64 `json:"p_value,omitempty" doc:"p-value of the Granger test."`
+	OrientedBy             string   `json:"oriented_by,omitempty" doc:"What oriented the edge."`
+	EvidenceCommon
+}
+
+// ConservationEvidence is the evidence of a conservation claim.
+type ConservationEvidence struct {
+	_                 struct{} `additionalProperties:"false"`
+	RelativeVariation *float64 `json:"relative_variation,omitempty" doc:"Variation of the quantity along trajectories relative to its scale, over the held-out rows."`
+	Trajectories      *int     `json:"trajectories,omitempty" doc:"Number of trajectories the quantity was checked on."`
+	EvidenceCommon
+}
+
 // rawJSON is an operation output written as given. The operation's 200 schema is declared
 // by hand (see rawJSONResponse), since huma cannot infer it from a function body.
 type rawJSON struct {

@@ -2,8 +2,10 @@ package apiserver
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 	"time"
 
@@ -14,6 +16,9 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/engine/controls"
+	"github.com/discolab/disco/internal/jsonshape"
 )
 
 // A single claim and the hand-written claim page are byte for byte what huma's JSON format writes for the
@@ -79,5 +84,109 @@ func TestListClaimsDocumentsItsPageSchema(t *testing.T) {
 	}
 	if ok["headers"].(map[string]any)["X-RateLimit-Limit"] == nil {
 		t.Fatal("listClaims 200 lacks the rate-limit headers")
+	}
+}
+
+// evidenceTypes are the per-claim-type evidence schemas, by claim type.
+var evidenceTypes = map[string]reflect.Type{
+	string(engine.ClaimLaw):          reflect.TypeFor[LawEvidence](),
+	string(engine.ClaimCausal):       reflect.TypeFor[CausalEvidence](),
+	string(engine.ClaimConservation): reflect.TypeFor[ConservationEvidence](),
+}
+
+// The wire evidence schemas declare engine.Evidence's fields, with the same JSON kinds, and
+// each type-specific field belongs to one claim type only (issue 16: the engine is the
+// source of the evidence field set).
+func TestEvidenceFieldsMatchEngine(t *testing.T) {
+	common := jsonshape.Paths(reflect.TypeFor[EvidenceCommon](), nil)
+	wire := map[string]string{}
+	owner := map[string]string{}
+	for claimType, typ := range evidenceTypes {
+		for p, kind := range jsonshape.Paths(typ, nil) {
+			wire[p] = kind
+			if _, ok := common[p]; ok {
+				continue
+			}
+			if other, ok := owner[p]; ok {
+				t.Errorf("evidence field %s is declared by both %s and %s evidence; shared fields go in EvidenceCommon", p, other, claimType)
+			}
+			owner[p] = claimType
+		}
+	}
+	if d := jsonshape.Diff(jsonshape.Paths(reflect.TypeFor[engine.Evidence](), nil), wire); len(d) > 0 {
+		t.Fatalf("engine.Evidence (-) and the wire evidence schemas (+) differ: %v", d)
+	}
+}
+
+// The claim's fields agree between the engine's claim, the Claim CRD's spec and the wire
+// Claim, but for the fields only one of them carries, listed here with the reason.
+func TestClaimFieldsMatchEngineAndCRD(t *testing.T) {
+	engineClaim := jsonshape.Paths(reflect.TypeFor[engine.Claim](), nil)
+	crd := jsonshape.Paths(reflect.TypeFor[discov1.ClaimSpec](), jsonshape.Snake)
+	wire := jsonshape.Paths(reflect.TypeFor[Claim](), nil)
+	// Set by the facade and the controllers, from the object's metadata and status.
+	facade := []string{"id", "tier", "ledger_entry_id", "run_id", "campaign_id", "project_id", "created_at",
+		"previous_tier", "promoted_at", "promoted_by"}
+	// The engine's evidence is stored as given (compared in TestEvidenceFieldsMatchEngine);
+	// target, the explained variable of a law, is not part of the contract's claim.
+	if d := jsonshape.Diff(engineClaim, wire, append(facade, "evidence", "target")...); len(d) > 0 {
+		t.Errorf("engine.Claim (-) and the wire Claim (+) differ: %v", d)
+	}
+	// The CRD keeps evidence as the engine's JSON, and negative_controls_passed copied out
+	// of it for governance checks and printing.
+	if crd["negative_controls_passed"] != jsonshape.Paths(reflect.TypeFor[engine.Evidence](), nil)["negative_controls_passed"] {
+		t.Errorf("ClaimSpec.NegativeControlsPassed is %q, engine evidence's negative_controls_passed is not", crd["negative_controls_passed"])
+	}
+	metadata := []string{"id", "created_at", "previous_tier", "promoted_at", "promoted_by"}
+	if d := jsonshape.Diff(crd, wire, append(metadata, "evidence", "negative_controls_passed")...); len(d) > 0 {
+		t.Errorf("ClaimSpec (-, names in snake case) and the wire Claim (+) differ: %v", d)
+	}
+}
+
+// The OpenAPI document types evidence per claim type, and what the engine writes for each
+// type validates against it while mixed or mistyped evidence does not.
+func TestEvidenceSchemaIsTypedPerClaimType(t *testing.T) {
+	reg := env.server.api.OpenAPI().Components.Schemas
+	schema := reg.Schema(reflect.TypeFor[Evidence](), true, "")
+	if len(schema.AnyOf) != 3 {
+		b, _ := json.Marshal(schema)
+		t.Fatalf("evidence schema %s, want anyOf the three claim types' evidence", b)
+	}
+	for i, name := range []string{"LawEvidence", "CausalEvidence", "ConservationEvidence"} {
+		if schema.AnyOf[i].Ref != "#/components/schemas/"+name {
+			t.Fatalf("evidence anyOf[%d] = %q, want %s", i, schema.AnyOf[i].Ref, name)
+		}
+	}
+	f := func(v float64) *float64 { return &v }
+	controlsRun := map[string]controls.Result{"shuffled_target": {Passed: true, PValue: 0.01}}
+	cases := []struct {
+		name  string
+		value any
+		valid bool
+	}{
+		{"law", engine.Evidence{RSquared: f(0.99), HeldOutRSquared: f(-0.2), CrossValidationScore: f(0.97), Complexity: 5,
+			BootstrapStability: 0.9, NegativeControlsPassed: true, NegativeControls: controlsRun}, true},
+		{"causal, lagged", engine.Evidence{CausalConfidence: f(0.8), GrangerScore: f(12.5), InterventionEffectSize: f(0.4),
+			PValue: f(0.001), OrientedBy: "lingam", BootstrapStability: 0.7, NegativeControls: controlsRun}, true},
+		{"conservation, no controls run", engine.Evidence{RelativeVariation: f(0.001), Trajectories: 12}, true},
+		{"older evidence", json.RawMessage(`{"causal_confidence":0.7,"negative_controls_passed":false}`), true},
+		{"law and causal measures mixed", json.RawMessage(`{"r_squared":0.9,"causal_confidence":0.7,"negative_controls_passed":true}`), false},
+		{"r_squared not a number", json.RawMessage(`{"r_squared":"0.9","negative_controls_passed":true}`), false},
+		{"no negative_controls_passed", json.RawMessage(`{"r_squared":0.9}`), false},
+	}
+	for _, c := range cases {
+		b, err := json.Marshal(c.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		res := &huma.ValidateResult{}
+		huma.Validate(reg, schema, huma.NewPathBuffer([]byte{}, 0), huma.ModeReadFromServer, v, res)
+		if valid := len(res.Errors) == 0; valid != c.valid {
+			t.Errorf("%s: %s valid = %v, want %v (%v)", c.name, b, valid, c.valid, res.Errors)
+		}
 	}
 }
