@@ -13,6 +13,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/transport"
 )
 
 // The facade can be registered with the cluster's kube-apiserver as an aggregated API
@@ -71,7 +72,7 @@ func (s *Server) aggregated(next http.Handler) http.Handler {
 			return
 		}
 		if !strings.HasPrefix(p, aggregatedVersion+"/") {
-			s.fail(w, r, apierror.New(http.StatusNotFound, apierror.CodeNotFound, "no such path: %s", p).With("path", p))
+			transport.Fail(w, r, apierror.New(http.StatusNotFound, apierror.CodeNotFound, "no such path: %s", p).With("path", p))
 			return
 		}
 		r2 := r.Clone(r.Context())
@@ -81,7 +82,7 @@ func (s *Server) aggregated(next http.Handler) http.Handler {
 		}
 		if user, groups, ok := s.proxyIdentity(r); ok {
 			c := s.proxyCaller(r, user, groups)
-			r2 = r2.WithContext(contextWithCaller(r2.Context(), c))
+			r2 = r2.WithContext(auth.WithCaller(r2.Context(), c))
 		}
 		next.ServeHTTP(w, r2)
 	})
@@ -131,10 +132,10 @@ func (s *Server) proxyIdentity(r *http.Request) (string, []string, bool) {
 }
 
 // proxyCaller maps a proxied user to the tenant that lists one of the user's groups.
-func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *caller {
+func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *auth.Caller {
 	var tenants discov1.TenantList
 	if err := s.opts.Client.List(r.Context(), &tenants, client.UnsafeDisableDeepCopy); err != nil {
-		return &caller{failure: internalError(err)}
+		return &auth.Caller{Failure: apierror.Internal(err)}
 	}
 	var matches []*discov1.Tenant
 	for i := range tenants.Items {
@@ -148,7 +149,7 @@ func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *cal
 	}
 	switch len(matches) {
 	case 0:
-		return &caller{failure: apierror.New(http.StatusForbidden, apierror.CodeForbidden,
+		return &auth.Caller{Failure: apierror.New(http.StatusForbidden, apierror.CodeForbidden,
 			"user %s belongs to no disco tenant (no Tenant lists any of its groups)", user).With("user", user)}
 	case 1:
 	default:
@@ -157,13 +158,13 @@ func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *cal
 			names = append(names, t.Name)
 		}
 		sort.Strings(names)
-		return &caller{failure: apierror.New(http.StatusForbidden, apierror.CodeForbidden,
+		return &auth.Caller{Failure: apierror.New(http.StatusForbidden, apierror.CodeForbidden,
 			"user %s belongs to several tenants through its groups; it must map to exactly one", user).With("tenants", names)}
 	}
-	t := tenantOf(matches[0])
-	return &caller{
-		principal: &auth.Principal{Kind: auth.KindProxy, TenantID: t.ID, Actor: "k8s:" + user, CredentialID: user, Scopes: proxyScopes},
-		tenant:    t,
+	t := auth.TenantOf(matches[0])
+	return &auth.Caller{
+		Principal: &auth.Principal{Kind: auth.KindProxy, TenantID: t.ID, Actor: "k8s:" + user, CredentialID: user, Scopes: proxyScopes},
+		Tenant:    t,
 	}
 }
 

@@ -69,7 +69,7 @@ func TestAggregatedAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.limits = env.server.limits
+	s.front.Limits = env.server.front.Limits
 	srv := httptest.NewUnstartedServer(s.Handler())
 	srv.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
 	srv.StartTLS()

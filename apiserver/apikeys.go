@@ -13,6 +13,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
@@ -77,28 +79,28 @@ const manageRule = "A caller manages only keys no stronger than itself: keys who
 	"answered 404 and left out of lists."
 
 func (s *Server) registerAPIKeys() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "createAPIKey", Method: http.MethodPost, Path: "/api-keys",
 		Summary: "Create an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
 		Description: "The response carries the key once; only its SHA-256 is stored.",
 		Errors:      []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.createAPIKey)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listAPIKeys", Method: http.MethodGet, Path: "/api-keys",
 		Summary: "List API keys", Tags: []string{"API keys"}, Description: manageRule,
 	}, auth.APIKeysWrite, s.listAPIKeys)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getAPIKey", Method: http.MethodGet, Path: "/api-keys/{key_id}",
 		Summary: "Get an API key", Tags: []string{"API keys"}, Errors: []int{http.StatusNotFound}, Description: manageRule,
 	}, auth.APIKeysWrite, s.getAPIKey)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "rollAPIKey", Method: http.MethodPost, Path: "/api-keys/{key_id}/roll",
 		Summary: "Roll an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
 		Description: "Issues a replacement with the same name, scopes, projects and expiry; the old key keeps " +
 			"working for grace_period_seconds (default 86400) so rotation does not disrupt running clients. " + manageRule,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.APIKeysWrite, s.rollAPIKey)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/api-keys/{key_id}",
 		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent,
 		Description: "The key stops working at once on the replica of the facade that answers this request, and within " +
@@ -121,8 +123,8 @@ func (s *Server) newAPIKey(k store.APIKey, plain string) *newAPIKeyOutput {
 }
 
 func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*newAPIKeyOutput, error) {
-	p, t := who(ctx)
-	if err := checkText(nameText("body.name", in.Body.Name)); err != nil {
+	p, t := auth.Who(ctx)
+	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name)); err != nil {
 		return nil, err
 	}
 	scopes := in.Body.Scopes
@@ -143,7 +145,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 		projects = p.ProjectIDs
 	}
 	for _, pid := range projects {
-		if _, err := s.project(ctx, pid); err != nil {
+		if _, err := s.kit.Project(ctx, pid); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +157,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 		ProjectIDs: projects, CreatedBy: p.Actor, ExpiresAt: in.Body.ExpiresAt,
 	})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return s.newAPIKey(k, plain), nil
 }
@@ -201,17 +203,17 @@ var apiKeySort = pagination.Spec[store.APIKey]{
 }
 
 func (s *Server) listAPIKeys(ctx context.Context, in *struct {
-	PageParams
+	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,name"`
 	Status string `query:"status" enum:"active,rolled,revoked,expired"`
-}) (*listOutput[APIKey], error) {
-	p, t := who(ctx)
+}) (*resource.ListOutput[APIKey], error) {
+	p, t := auth.Who(ctx)
 	var items []store.APIKey
 	after := ""
 	for {
 		page, err := s.opts.Store.ListAPIKeys(ctx, t.ID, store.MaxPageSize, after)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, apierror.Internal(err)
 		}
 		for _, k := range page {
 			if visibleKey(p, k) && (in.Status == "" || s.apiKeyOf(k).Status == in.Status) {
@@ -223,7 +225,7 @@ func (s *Server) listAPIKeys(ctx context.Context, in *struct {
 		}
 		after = page[len(page)-1].ID
 	}
-	return paginate(s, items, apiKeySort, in.PageParams, in.Sort, filterKey("status", in.Status), s.apiKeyOf)
+	return resource.Paginate(s.kit, items, apiKeySort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), s.apiKeyOf)
 }
 
 type APIKeyPath struct {
@@ -231,7 +233,7 @@ type APIKeyPath struct {
 }
 
 func (s *Server) apiKey(ctx context.Context, id string) (store.APIKey, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	if !ids.Valid(ids.APIKey, id) {
 		return store.APIKey{}, apierror.NotFound("API key", id)
 	}
@@ -240,7 +242,7 @@ func (s *Server) apiKey(ctx context.Context, id string) (store.APIKey, error) {
 		return store.APIKey{}, apierror.NotFound("API key", id)
 	}
 	if err != nil {
-		return store.APIKey{}, internalError(err)
+		return store.APIKey{}, apierror.Internal(err)
 	}
 	return k, nil
 }
@@ -259,7 +261,7 @@ func (s *Server) rollAPIKey(ctx context.Context, in *struct {
 		GracePeriodSeconds *int `json:"grace_period_seconds,omitempty" minimum:"0" maximum:"604800" doc:"How long the old key keeps working; default 86400."`
 	}
 }) (*newAPIKeyOutput, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
 		return nil, err
 	}
@@ -272,20 +274,20 @@ func (s *Server) rollAPIKey(ctx context.Context, in *struct {
 		return nil, apierror.Conflict("the key has already been rolled or revoked").With("key_id", in.KeyID)
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
-	s.keys.forget(in.KeyID)
+	s.authn.Forget(in.KeyID)
 	return s.newAPIKey(k, plain), nil
 }
 
 func (s *Server) revokeAPIKey(ctx context.Context, in *APIKeyPath) (*struct{}, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
 		return nil, err
 	}
 	if err := s.opts.Store.RevokeAPIKey(ctx, t.ID, in.KeyID); err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
-	s.keys.forget(in.KeyID)
+	s.authn.Forget(in.KeyID)
 	return &struct{}{}, nil
 }

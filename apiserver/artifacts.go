@@ -15,6 +15,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/blob"
 )
 
@@ -37,7 +39,7 @@ type artifactItem struct {
 func artifactOf(a artifactItem) Artifact {
 	return Artifact{
 		ID: a.ref.ID, RunID: a.runID, Name: a.ref.Name, Kind: a.ref.Kind, MediaType: a.ref.MediaType,
-		SizeBytes: a.ref.SizeBytes, SHA256: a.ref.SHA256, CreatedAt: utc(a.ref.CreatedAt),
+		SizeBytes: a.ref.SizeBytes, SHA256: a.ref.SHA256, CreatedAt: resource.UTC(a.ref.CreatedAt),
 	}
 }
 
@@ -53,11 +55,11 @@ var artifactSort = pagination.Spec[artifactItem]{
 }
 
 func (s *Server) registerArtifacts(runBase string) {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listArtifacts", Method: http.MethodGet, Path: runBase + "/artifacts",
 		Summary: "List a run's artifacts", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 	}, auth.RunsRead, s.listArtifacts)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getArtifactContent", Method: http.MethodGet, Path: runBase + "/artifacts/{artifact_id}/content",
 		Summary: "Download an artifact", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 		Responses: map[string]*huma.Response{"200": {
@@ -69,12 +71,12 @@ func (s *Server) registerArtifacts(runBase string) {
 
 type listArtifactsInput struct {
 	RunPath
-	PageParams
+	resource.PageParams
 	Sort string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at ascending."`
 	Kind string `query:"kind" enum:"plot,model,table,report" doc:"Only artifacts of this kind."`
 }
 
-func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*listOutput[Artifact], error) {
+func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*resource.ListOutput[Artifact], error) {
 	r, err := s.run(ctx, &in.RunPath)
 	if err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*li
 			items = append(items, artifactItem{runID: in.RunID, ref: a})
 		}
 	}
-	return paginate(s, items, artifactSort, in.PageParams, in.Sort, filterKey("run", in.RunID, "kind", in.Kind), artifactOf)
+	return resource.Paginate(s.kit, items, artifactSort, in.PageParams, in.Sort, resource.FilterKey("run", in.RunID, "kind", in.Kind), artifactOf)
 }
 
 func (s *Server) getArtifactContent(ctx context.Context, in *struct {
@@ -111,19 +113,19 @@ func (s *Server) getArtifactContent(ctx context.Context, in *struct {
 	// The key comes from the Run's status, which the run's engine writes: stream it only
 	// when it is one of this run's own blobs, under the caller's tenant (issue 17 item 2),
 	// and take its length from the store.
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	keys := blob.RunRef{TenantID: t.ID, Namespace: r.Namespace, Name: r.Name, UID: string(r.UID),
 		Created: r.CreationTimestamp.Time, StatusResultsKey: r.Status.ResultsKey}
 	rc, size, err := s.opts.Blob.GetRun(ctx, keys, ref.Key)
 	switch {
 	case errors.Is(err, blob.ErrForeignKey):
 		s.log.Info("warning: refused an artifact key outside the run's own prefix", "run", r.Namespace+"/"+r.Name,
-			"artifact_id", in.ArtifactID, "key", ref.Key, "request_id", requestID(ctx))
+			"artifact_id", in.ArtifactID, "key", ref.Key, "request_id", transport.RequestID(ctx))
 		return nil, apierror.NotFound("artifact", in.ArtifactID)
 	case errors.Is(err, blob.ErrNotFound):
 		return nil, apierror.NotFound("artifact", in.ArtifactID)
 	case err != nil:
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer rc.Close()

@@ -166,7 +166,7 @@ func TestAPIKeys(t *testing.T) {
 	call(t, "GET", "/v1/projects", newPlain, nil).expect(t, 200)
 	call(t, "POST", "/v1/api-keys/"+id+"/roll", admin, nil).expect(t, 409, "conflict")
 	time.Sleep(1100 * time.Millisecond)
-	env.server.keys.forget(id)
+	env.server.authn.Forget(id)
 	call(t, "GET", "/v1/projects", plain, nil).expect(t, 401)
 	call(t, "GET", "/v1/projects", newPlain, nil).expect(t, 200)
 	// Without a body the roll uses the default grace.

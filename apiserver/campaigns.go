@@ -12,8 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
 )
@@ -98,20 +101,20 @@ func (s *Server) campaignOf(p *discov1.Project, c *discov1.Campaign) Campaign {
 			ComputeUnitsUsed: c.Status.ComputeUnitsUsed,
 			MaxRuns:          c.Spec.Budget.MaxRuns,
 			RunsCompleted:    c.Status.RunsCompleted,
-			ExpiresAt:        utcPtr(c.Spec.Budget.ExpiresAt),
+			ExpiresAt:        resource.UTCPtr(c.Spec.Budget.ExpiresAt),
 		},
 		Governance: CampaignGovernance{
 			PromotionCeiling:        ceiling,
 			RequireNegativeControls: ptr.Deref(g.RequireNegativeControls, pg.RequireNegativeControls),
 			AutoPromoteTo:           auto,
 		},
-		CreatedAt: utc(c.CreationTimestamp),
+		CreatedAt: resource.UTC(c.CreationTimestamp),
 		CreatedBy: c.Spec.CreatedBy,
 	}
 }
 
 func (s *Server) registerCampaigns() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "createCampaign", Method: http.MethodPost, Path: "/projects/{project_id}/campaigns",
 		Summary: "Create a campaign", Tags: []string{"Campaigns"}, DefaultStatus: http.StatusCreated,
 		Description: "The campaign's governance combines with the project's as the stricter of the two: the lower " +
@@ -120,11 +123,11 @@ func (s *Server) registerCampaigns() {
 			"entry. An archived project accepts no campaigns (409 conflict, details.status archived).",
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.ProjectsWrite, s.createCampaign)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listCampaigns", Method: http.MethodGet, Path: "/projects/{project_id}/campaigns",
 		Summary: "List a project's campaigns", Tags: []string{"Campaigns"}, Errors: []int{http.StatusNotFound},
 	}, auth.ProjectsRead, s.listCampaigns)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getCampaign", Method: http.MethodGet, Path: "/projects/{project_id}/campaigns/{campaign_id}",
 		Summary: "Get a campaign", Tags: []string{"Campaigns"}, Errors: []int{http.StatusNotFound},
 	}, auth.ProjectsRead, s.getCampaign)
@@ -168,22 +171,22 @@ func (s *Server) createCampaign(ctx context.Context, in *struct {
 	ProjectPath
 	Body campaignCreate
 }) (*campaignOutput, error) {
-	p, t := who(ctx)
-	proj, err := s.project(ctx, in.ProjectID)
+	p, t := auth.Who(ctx)
+	proj, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
 	if err := archivedProject(proj, "campaigns"); err != nil {
 		return nil, err
 	}
-	if err := checkText(nameText("body.name", in.Body.Name), proseText("body.description", in.Body.Description)); err != nil {
+	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name), transport.ProseText("body.description", in.Body.Description)); err != nil {
 		return nil, err
 	}
 	id := ids.New(ids.Campaign)
 	c := &discov1.Campaign{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ids.ToName(id), Namespace: t.Namespace,
-			Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, id),
+			Labels: resource.Labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, id),
 		},
 		Spec: discov1.CampaignSpec{
 			ProjectID:   in.ProjectID,
@@ -223,7 +226,7 @@ func (s *Server) createCampaign(ctx context.Context, in *struct {
 
 type listCampaignsInput struct {
 	ProjectPath
-	PageParams
+	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,name" doc:"Field to sort by; default created_at."`
 	Status string `query:"status" enum:"active,exhausted,expired,archived" doc:"Only campaigns with this status."`
 }
@@ -231,7 +234,7 @@ type listCampaignsInput struct {
 var campaignSort = pagination.Spec[*discov1.Campaign]{
 	Name: "campaigns",
 	Fields: map[string]func(*discov1.Campaign) pagination.Key{
-		"created_at": func(c *discov1.Campaign) pagination.Key { return createdKey(c) },
+		"created_at": func(c *discov1.Campaign) pagination.Key { return resource.CreatedKey(c) },
 		"name": func(c *discov1.Campaign) pagination.Key {
 			return pagination.String(strings.ToLower(c.Spec.DisplayName))
 		},
@@ -240,15 +243,15 @@ var campaignSort = pagination.Spec[*discov1.Campaign]{
 	ID: func(c *discov1.Campaign) string { return c.Name },
 }
 
-func (s *Server) listCampaigns(ctx context.Context, in *listCampaignsInput) (*listOutput[Campaign], error) {
-	_, t := who(ctx)
-	proj, err := s.project(ctx, in.ProjectID)
+func (s *Server) listCampaigns(ctx context.Context, in *listCampaignsInput) (*resource.ListOutput[Campaign], error) {
+	_, t := auth.Who(ctx)
+	proj, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
 	var list discov1.CampaignList
-	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
-		return nil, internalError(err)
+	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
+		return nil, apierror.Internal(err)
 	}
 	items := make([]*discov1.Campaign, 0, len(list.Items))
 	for i := range list.Items {
@@ -258,7 +261,7 @@ func (s *Server) listCampaigns(ctx context.Context, in *listCampaignsInput) (*li
 		}
 		items = append(items, c)
 	}
-	return paginate(s, items, campaignSort, in.PageParams, in.Sort, filterKey("project", in.ProjectID, "status", in.Status),
+	return resource.Paginate(s.kit, items, campaignSort, in.PageParams, in.Sort, resource.FilterKey("project", in.ProjectID, "status", in.Status),
 		func(c *discov1.Campaign) Campaign { return s.campaignOf(proj, c) })
 }
 
@@ -268,7 +271,7 @@ type CampaignPath struct {
 }
 
 func (s *Server) getCampaign(ctx context.Context, in *CampaignPath) (*campaignBody, error) {
-	proj, c, err := s.campaign(ctx, in.ProjectID, in.CampaignID)
+	proj, c, err := s.kit.Campaign(ctx, in.ProjectID, in.CampaignID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@ package apiserver
 
 import (
 	"bytes"
+
 	"github.com/discolab/disco/apiserver/listindex"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 
 	"context"
 	"encoding/json"
@@ -93,7 +96,7 @@ func claimOf(c *discov1.Claim) Claim {
 		RunID:               c.Spec.RunID,
 		CampaignID:          c.Spec.CampaignID,
 		ProjectID:           c.Spec.ProjectID,
-		CreatedAt:           utc(c.CreationTimestamp),
+		CreatedAt:           resource.UTC(c.CreationTimestamp),
 		Expression:          c.Spec.Expression,
 		Variables:           c.Spec.Variables,
 		Cause:               c.Spec.Cause,
@@ -102,7 +105,7 @@ func claimOf(c *discov1.Claim) Claim {
 		TemporalScope:       c.Spec.TemporalScope,
 		InterventionMarkers: c.Spec.InterventionMarkers,
 		PreviousTier:        string(c.Status.PreviousTier),
-		PromotedAt:          utcPtr(c.Status.PromotedAt),
+		PromotedAt:          resource.UTCPtr(c.Status.PromotedAt),
 		PromotedBy:          c.Status.PromotedBy,
 	}
 	if out.Tier == "" {
@@ -112,12 +115,12 @@ func claimOf(c *discov1.Claim) Claim {
 }
 
 func (s *Server) registerClaims() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listClaims", Method: http.MethodGet, Path: "/projects/{project_id}/claims",
 		Summary: "List a project's claims", Tags: []string{"Claims"}, Errors: []int{http.StatusNotFound},
-		Responses: rawJSONResponse(s.api, listPage[Claim]{}),
+		Responses: rawJSONResponse(s.api, resource.ListPage[Claim]{}),
 	}, auth.ClaimsRead, s.listClaims)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getClaim", Method: http.MethodGet, Path: "/projects/{project_id}/claims/{claim_id}",
 		Summary: "Get a claim", Tags: []string{"Claims"}, Errors: []int{http.StatusNotFound},
 		Responses: rawJSONResponse(s.api, Claim{}),
@@ -127,7 +130,7 @@ func (s *Server) registerClaims() {
 
 type listClaimsInput struct {
 	ProjectPath
-	PageParams
+	resource.PageParams
 	Sort       string `query:"sort" enum:"created_at,score,tier,type" doc:"Field to sort by; default created_at."`
 	RunID      string `query:"run_id" maxLength:"64" doc:"Only claims of this run."`
 	CampaignID string `query:"campaign_id" maxLength:"64" doc:"Only claims of this campaign."`
@@ -138,7 +141,7 @@ type listClaimsInput struct {
 var claimSort = pagination.Spec[*discov1.Claim]{
 	Name: "claims",
 	Fields: map[string]func(*discov1.Claim) pagination.Key{
-		"created_at": func(c *discov1.Claim) pagination.Key { return createdKey(c) },
+		"created_at": func(c *discov1.Claim) pagination.Key { return resource.CreatedKey(c) },
 		"score":      func(c *discov1.Claim) pagination.Key { return pagination.Number(c.Spec.Score) },
 		"tier":       func(c *discov1.Claim) pagination.Key { return pagination.Number(float64(c.Spec.Tier.Rank())) },
 		"type":       func(c *discov1.Claim) pagination.Key { return pagination.String(string(c.Spec.Type)) },
@@ -148,18 +151,18 @@ var claimSort = pagination.Spec[*discov1.Claim]{
 }
 
 func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON, error) {
-	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
+	_, t := auth.Who(ctx)
+	if _, err := s.kit.Project(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
-	filter := filterKey("project", in.ProjectID, "run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
-	if s.claimIndex != nil && s.claimIndex.HasSynced() {
+	filter := resource.FilterKey("project", in.ProjectID, "run_id", in.RunID, "campaign_id", in.CampaignID, "type", in.Type, "tier", in.Tier)
+	if s.kit.ClaimIndex != nil && s.kit.ClaimIndex.HasSynced() {
 		match := listindex.Match{RunID: in.RunID, CampaignID: in.CampaignID, Type: in.Type, Tier: in.Tier}
-		page, err := s.claimIndex.Paginate(s.cursors, t.Namespace, in.ProjectID, match, pageRequest(claimSort, in.PageParams, in.Sort, filter))
+		page, err := s.kit.ClaimIndex.Paginate(s.kit.Cursors, t.Namespace, in.ProjectID, match, resource.PageRequest(claimSort, in.PageParams, in.Sort, filter))
 		if err != nil {
-			return nil, paginationError(err)
+			return nil, resource.PaginationError(err)
 		}
-		return claimPageOutput(page, func(c *discov1.Claim) []byte { return s.claimIndex.Wire(c, claimWire) }), nil
+		return claimPageOutput(page, func(c *discov1.Claim) []byte { return s.kit.ClaimIndex.Wire(c, claimWire) }), nil
 	}
 	// Without the index: the most selective field index answers; the other filters are
 	// checked on its result.
@@ -170,8 +173,8 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON,
 		field = client.MatchingFields{index.Campaign: in.CampaignID}
 	}
 	var list discov1.ClaimList
-	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), field); err != nil {
-		return nil, internalError(err)
+	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), field); err != nil {
+		return nil, apierror.Internal(err)
 	}
 	items := make([]*discov1.Claim, 0, len(list.Items))
 	for i := range list.Items {
@@ -183,9 +186,9 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON,
 		}
 		items = append(items, c)
 	}
-	page, err := pagination.Paginate(s.cursors, items, claimSort, pageRequest(claimSort, in.PageParams, in.Sort, filter))
+	page, err := pagination.Paginate(s.kit.Cursors, items, claimSort, resource.PageRequest(claimSort, in.PageParams, in.Sort, filter))
 	if err != nil {
-		return nil, paginationError(err)
+		return nil, resource.PaginationError(err)
 	}
 	return claimPageOutput(page, claimWire), nil
 }
@@ -197,12 +200,12 @@ type ClaimPath struct {
 
 // claim loads a claim of a reachable project.
 func (s *Server) claim(ctx context.Context, projectID, id string) (*discov1.Project, *discov1.Claim, error) {
-	proj, err := s.project(ctx, projectID)
+	proj, err := s.kit.Project(ctx, projectID)
 	if err != nil {
 		return nil, nil, err
 	}
 	var c discov1.Claim
-	if err := s.getIn(ctx, "claim", ids.Claim, id, &c); err != nil {
+	if err := s.kit.GetIn(ctx, "claim", ids.Claim, id, &c); err != nil {
 		return nil, nil, err
 	}
 	if c.Spec.ProjectID != projectID {
@@ -215,16 +218,16 @@ func (s *Server) getClaim(ctx context.Context, in *ClaimPath) (*rawJSON, error) 
 	// From the claim index when it has the claim: no copy of the cached object and its
 	// encoded form made once. Otherwise (no index, or a claim the informer has not
 	// delivered yet) from the cache, falling back to the API server.
-	if s.claimIndex != nil && s.claimIndex.HasSynced() && ids.Valid(ids.Claim, in.ClaimID) {
-		if _, err := s.project(ctx, in.ProjectID); err != nil {
+	if s.kit.ClaimIndex != nil && s.kit.ClaimIndex.HasSynced() && ids.Valid(ids.Claim, in.ClaimID) {
+		if _, err := s.kit.Project(ctx, in.ProjectID); err != nil {
 			return nil, err
 		}
-		_, t := who(ctx)
-		if c := s.claimIndex.Get(t.Namespace, ids.ToName(in.ClaimID)); c != nil {
+		_, t := auth.Who(ctx)
+		if c := s.kit.ClaimIndex.Get(t.Namespace, ids.ToName(in.ClaimID)); c != nil {
 			if c.Spec.ProjectID != in.ProjectID {
 				return nil, apierror.NotFound("claim", in.ClaimID)
 			}
-			return jsonOutput(s.claimIndex.Wire(c, claimWire)), nil
+			return jsonOutput(s.kit.ClaimIndex.Wire(c, claimWire)), nil
 		}
 	}
 	_, c, err := s.claim(ctx, in.ProjectID, in.ClaimID)

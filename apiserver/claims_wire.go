@@ -144,7 +144,7 @@ func writeRawJSON(ctx huma.Context, parts ...[]byte) {
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // claimPageOutput writes a page of claims as the contract's list object, the same bytes
-// huma would write for pageOutput(page, claimOf).
+// huma would write for resource.PageOutput(page, claimOf).
 func claimPageOutput(page pagination.Page[*discov1.Claim], wire func(*discov1.Claim) []byte) *rawJSON {
 	return &rawJSON{Body: func(ctx huma.Context) {
 		buf := pageBuffers.Get().(*bytes.Buffer)

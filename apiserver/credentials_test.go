@@ -58,7 +58,7 @@ func TestAPIKeyManagementCannotEscalate(t *testing.T) {
 	if listIDs(t, "/v1/api-keys", manager)[adminID] {
 		t.Fatal("a key with only api_keys:write lists the admin key")
 	}
-	env.server.keys.forget(adminID)
+	env.server.authn.Forget(adminID)
 	call(t, "GET", "/v1/projects", admin, nil).expect(t, 200)
 	if k, err := env.store.APIKeyByID(context.Background(), env.tenantA, adminID); err != nil || k.RevokedAt != nil || k.ReplacedBy != "" {
 		t.Fatalf("admin key changed: %+v, %v", k, err)
@@ -96,7 +96,7 @@ func TestAPIKeyManagementCannotEscalate(t *testing.T) {
 			t.Fatalf("restricted manager lists %s", name)
 		}
 	}
-	env.server.keys.forget(keyIDOf(t, restrictedAdmin))
+	env.server.authn.Forget(keyIDOf(t, restrictedAdmin))
 	call(t, "GET", "/v1/projects/"+p1, restrictedAdmin, nil).expect(t, 200)
 	same := keyIDOf(t, newKey(t, env.tenantA, []string{auth.ProjectsRead}, p1))
 	call(t, "POST", "/v1/api-keys/"+same+"/roll", restrictedManager, nil).expect(t, 201)

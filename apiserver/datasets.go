@@ -26,6 +26,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
@@ -80,7 +82,7 @@ func datasetOf(d *discov1.Dataset) Dataset {
 		Rows:         d.Status.Rows,
 		Columns:      d.Status.Columns,
 		Variables:    vars,
-		CreatedAt:    utc(d.CreationTimestamp),
+		CreatedAt:    resource.UTC(d.CreationTimestamp),
 		CreatedBy:    d.Spec.CreatedBy,
 		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
 		Message:      scratch.Redact(d.Status.Message),
@@ -119,7 +121,7 @@ type datasetMetadata struct {
 }
 
 func (s *Server) registerDatasets() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "uploadDataset", Method: http.MethodPost, Path: "/projects/{project_id}/datasets",
 		Summary: "Upload a dataset", Tags: []string{"Datasets"}, DefaultStatus: http.StatusCreated,
 		Description: "multipart/form-data with a binary part `file` and a JSON text part `metadata` " +
@@ -129,19 +131,19 @@ func (s *Server) registerDatasets() {
 			"project accepts no uploads (409 conflict, details.status archived).",
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
 			http.StatusUnprocessableEntity},
-		Metadata: map[string]any{metaRaw: true},
+		Metadata: map[string]any{transport.MetaRaw: true},
 	}, auth.DatasetsWrite, s.uploadDataset)
 	s.documentUpload()
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listDatasets", Method: http.MethodGet, Path: "/projects/{project_id}/datasets",
 		Summary: "List a project's datasets", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
 	}, auth.DatasetsRead, s.listDatasets)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getDataset", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}",
 		Summary: "Get a dataset", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
 	}, auth.DatasetsRead, s.getDataset)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getDatasetProfile", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}/profile",
 		Summary: "Get a dataset's profile", Tags: []string{"Datasets"},
 		Description: "Answers 409 dataset_not_ready while the dataset is profiling (or if profiling failed).",
@@ -175,9 +177,9 @@ type datasetOutput struct {
 }
 
 func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOutput, error) {
-	p, t := who(ctx)
-	w, r := rawRequest(ctx)
-	proj, err := s.project(ctx, in.ProjectID)
+	p, t := auth.Who(ctx)
+	w, r := transport.RawRequest(ctx)
+	proj, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +210,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		sniff           *sniffer
 		fileName        string
 		succeeded       bool
-		metaParseFailed *apiError
+		metaParseFailed *apierror.Error
 	)
 	// Nothing half-stored: unless the dataset object is created, the file goes.
 	defer func() {
@@ -230,7 +232,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		if errors.As(err, &mbe) {
 			return tooLarge()
 		}
-		if be := requestBodyError(err); be != nil {
+		if be := transport.RequestBodyError(err); be != nil {
 			return be
 		}
 		return apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "%s could not be read: %v", what, err)
@@ -268,7 +270,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			// The file is spooled to a private scratch file (0600, swept at start) and
 			// checked there before it is stored (issue 17).
 			if spool, err = scratch.Create(s.opts.ScratchDir, uploadPrefix); err != nil {
-				return nil, internalError(err)
+				return nil, apierror.Internal(err)
 			}
 			src := &readRecorder{r: io.LimitReader(part, limit+1)}
 			h := sha256.New()
@@ -277,7 +279,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			case src.err != nil:
 				return nil, bodyError("the file part", src.err)
 			case err != nil:
-				return nil, internalError(err)
+				return nil, apierror.Internal(err)
 			case size > limit:
 				return nil, tooLarge()
 			}
@@ -319,13 +321,13 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 	}
 	stored = true // from here on a failure deletes whatever reached the store
 	if _, _, err := s.opts.Blob.PutStream(ctx, key, io.NewSectionReader(spool, 0, size), limit); err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 
 	ds := &discov1.Dataset{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ids.ToName(id), Namespace: t.Namespace,
-			Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelDataset, id),
+			Labels: resource.Labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelDataset, id),
 		},
 		Spec: discov1.DatasetSpec{
 			ProjectID:   in.ProjectID,
@@ -344,10 +346,10 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		ds.Annotations = map[string]string{"api.disco.dev/filename": truncate(fileName, 255)}
 	}
 	if err := s.opts.Client.Create(ctx, ds); err != nil {
-		return nil, writeErrorOf(err, "dataset", id)
+		return nil, resource.WriteErrorOf(err, "dataset", id)
 	}
 	succeeded = true
-	s.awaitCache(ctx, ds)
+	s.kit.AwaitCache(ctx, ds)
 	return &datasetOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: datasetOf(ds)}, nil
 }
 
@@ -396,12 +398,12 @@ func supportedFormat(f string) bool {
 	return false
 }
 
-func formatUnsupported(f string) *apiError {
+func formatUnsupported(f string) *apierror.Error {
 	return apierror.New(http.StatusUnprocessableEntity, apierror.CodeFormatUnsupported,
 		"dataset format %q is not supported; use parquet or csv", f).With("format", f).With("supported", datasetFormats)
 }
 
-func parseMetadata(part io.Reader) (*datasetMetadata, *apiError) {
+func parseMetadata(part io.Reader) (*datasetMetadata, *apierror.Error) {
 	raw, err := io.ReadAll(io.LimitReader(part, 256<<10+1))
 	if err != nil {
 		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the metadata part could not be read")
@@ -420,7 +422,7 @@ func parseMetadata(part io.Reader) (*datasetMetadata, *apiError) {
 	var fields []apierror.Field
 	if strings.TrimSpace(m.Name) == "" || len(m.Name) > 200 {
 		fields = append(fields, apierror.Field{Field: "body.metadata.name", Message: "required, 1 to 200 characters"})
-	} else if msg := textProblem(m.Name, false); msg != "" {
+	} else if msg := transport.TextProblem(m.Name, false); msg != "" {
 		fields = append(fields, apierror.Field{Field: "body.metadata.name", Message: msg})
 	}
 	if m.Format == "" {
@@ -501,7 +503,7 @@ func truncate(s string, n int) string {
 
 type listDatasetsInput struct {
 	ProjectPath
-	PageParams
+	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at."`
 	Status string `query:"status" enum:"profiling,ready,failed" doc:"Only datasets with this status."`
 	Format string `query:"format" enum:"parquet,csv" doc:"Only datasets of this format."`
@@ -510,7 +512,7 @@ type listDatasetsInput struct {
 var datasetSort = pagination.Spec[*discov1.Dataset]{
 	Name: "datasets",
 	Fields: map[string]func(*discov1.Dataset) pagination.Key{
-		"created_at": func(d *discov1.Dataset) pagination.Key { return createdKey(d) },
+		"created_at": func(d *discov1.Dataset) pagination.Key { return resource.CreatedKey(d) },
 		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.Spec.DisplayName)) },
 		"size_bytes": func(d *discov1.Dataset) pagination.Key { return pagination.Number(float64(d.Spec.SizeBytes)) },
 	},
@@ -518,14 +520,14 @@ var datasetSort = pagination.Spec[*discov1.Dataset]{
 	ID: func(d *discov1.Dataset) string { return d.Name },
 }
 
-func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*listOutput[Dataset], error) {
-	_, t := who(ctx)
-	if _, err := s.project(ctx, in.ProjectID); err != nil {
+func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*resource.ListOutput[Dataset], error) {
+	_, t := auth.Who(ctx)
+	if _, err := s.kit.Project(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
 	var list discov1.DatasetList
-	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
-		return nil, internalError(err)
+	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
+		return nil, apierror.Internal(err)
 	}
 	items := make([]*discov1.Dataset, 0, len(list.Items))
 	for i := range list.Items {
@@ -535,7 +537,7 @@ func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*list
 		}
 		items = append(items, d)
 	}
-	return paginate(s, items, datasetSort, in.PageParams, in.Sort, filterKey("project", in.ProjectID, "status", in.Status, "format", in.Format), datasetOf)
+	return resource.Paginate(s.kit, items, datasetSort, in.PageParams, in.Sort, resource.FilterKey("project", in.ProjectID, "status", in.Status, "format", in.Format), datasetOf)
 }
 
 type DatasetPath struct {
@@ -545,11 +547,11 @@ type DatasetPath struct {
 
 // dataset loads a dataset of a reachable project.
 func (s *Server) dataset(ctx context.Context, projectID, id string) (*discov1.Dataset, error) {
-	if _, err := s.project(ctx, projectID); err != nil {
+	if _, err := s.kit.Project(ctx, projectID); err != nil {
 		return nil, err
 	}
 	var d discov1.Dataset
-	if err := s.getIn(ctx, "dataset", ids.Dataset, id, &d); err != nil {
+	if err := s.kit.GetIn(ctx, "dataset", ids.Dataset, id, &d); err != nil {
 		return nil, err
 	}
 	if d.Spec.ProjectID != projectID {
@@ -583,20 +585,20 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 		return nil, apierror.NotImplemented("dataset storage")
 	}
 	// The status names the key; only the tenant's own keys are read (issue 14 item 3).
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if !blob.DatasetOwnsProfileKey(t.ID, t.Namespace, d.Name, d.Status.ProfileKey) {
 		s.log.Info("warning: refused a dataset profile key outside the tenant's prefix", "dataset", d.Namespace+"/"+d.Name,
-			"key", d.Status.ProfileKey, "request_id", requestID(ctx))
+			"key", d.Status.ProfileKey, "request_id", transport.RequestID(ctx))
 		return nil, apierror.NotFound("dataset profile", in.DatasetID)
 	}
 	rc, err := s.opts.Blob.Get(ctx, d.Status.ProfileKey)
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	defer rc.Close()
 	var prof DatasetProfile
 	if err := json.NewDecoder(io.LimitReader(rc, 64<<20)).Decode(&prof); err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	prof.DatasetID = in.DatasetID
 	prof.Status = string(discov1.DatasetReady)
@@ -604,7 +606,7 @@ func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struc
 		prof.Columns = []ColumnProfile{}
 	}
 	if d.Status.ProfiledAt != nil {
-		prof.ProfiledAt = utcPtr(d.Status.ProfiledAt)
+		prof.ProfiledAt = resource.UTCPtr(d.Status.ProfiledAt)
 	}
 	return &struct{ Body DatasetProfile }{Body: prof}, nil
 }

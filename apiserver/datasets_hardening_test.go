@@ -219,8 +219,8 @@ func scratchServer(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tier := range s.limits.requests {
-		s.limits.requests[tier] = 1 << 20
+	for tier := range s.front.Limits.Requests {
+		s.front.Limits.Requests[tier] = 1 << 20
 	}
 	hs.Config.Handler = s.Handler()
 	hs.Start()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/transport"
 )
 
 // Every error body links to /v1/docs/errors/<code>; these pages say what the code means
@@ -38,7 +39,7 @@ func (s *Server) registerDocs() {
 	s.mux.HandleFunc("GET /v1/docs/errors/{code}", func(w http.ResponseWriter, r *http.Request) {
 		d, ok := apierror.Lookup(r.PathValue("code"))
 		if !ok {
-			s.fail(w, r, apierror.NotFound("error code", r.PathValue("code")))
+			transport.Fail(w, r, apierror.NotFound("error code", r.PathValue("code")))
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

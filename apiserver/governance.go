@@ -11,6 +11,8 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
@@ -56,7 +58,7 @@ type DemotionResult struct {
 }
 
 func (s *Server) registerGovernance() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "promoteClaim", Method: http.MethodPost, Path: "/projects/{project_id}/claims/{claim_id}/promote",
 		Summary: "Promote a claim", Tags: []string{"Claims"},
 		Description: "Moves the claim up to target_tier (any number of tiers). Checked in order: the effective " +
@@ -66,7 +68,7 @@ func (s *Server) registerGovernance() {
 			"of the same claim: one succeeds, the others get 409 conflict.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.ClaimsWrite, s.promoteClaim)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "demoteClaim", Method: http.MethodPost, Path: "/projects/{project_id}/claims/{claim_id}/demote",
 		Summary: "Demote a claim", Tags: []string{"Claims"},
 		Description: "Moves the claim down to target_tier, with a rationale; recorded in the Evidence Ledger.",
@@ -83,14 +85,14 @@ func (s *Server) governor() *promotion.Governor {
 
 // tierMove reads what a tier change of the claim needs.
 func (s *Server) tierMove(ctx context.Context, path ClaimPath, body tierChange) (promotion.Move, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	proj, c, err := s.claim(ctx, path.ProjectID, path.ClaimID)
 	if err != nil {
 		return promotion.Move{}, err
 	}
 	m := promotion.Move{Claim: c, Project: proj, TenantID: t.ID, Target: discov1.Tier(body.TargetTier), Actor: p.Actor, Rationale: body.Rationale}
 	var camp discov1.Campaign
-	if err := s.getIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
+	if err := s.kit.GetIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
 		m.Campaign = &camp
 	}
 	return m, nil
@@ -119,7 +121,7 @@ func tierMoveError(err error, claimID string) error {
 		return apierror.Conflict("the claim was changed concurrently; read it again and retry").
 			With("claim_id", claimID).With("resource", "claim")
 	}
-	return writeErrorOf(err, "claim", claimID)
+	return resource.WriteErrorOf(err, "claim", claimID)
 }
 
 func (s *Server) promoteClaim(ctx context.Context, in *struct {
@@ -134,7 +136,7 @@ func (s *Server) promoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.awaitCache(ctx, out.Claim)
+	s.kit.AwaitCache(ctx, out.Claim)
 	ev := out.Evaluation
 	return &struct{ Body PromotionResult }{Body: PromotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
@@ -158,7 +160,7 @@ func (s *Server) demoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.awaitCache(ctx, out.Claim)
+	s.kit.AwaitCache(ctx, out.Claim)
 	return &struct{ Body DemotionResult }{Body: DemotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
 		DemotedAt: out.At, DemotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,
@@ -176,7 +178,7 @@ func (s *Server) ledgerAppend(ctx context.Context, tenantID, projectID, eventTyp
 		Actor: actor, Details: details,
 	})
 	if err != nil {
-		return "", internalError(err)
+		return "", apierror.Internal(err)
 	}
 	return e.ID, nil
 }

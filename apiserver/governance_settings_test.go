@@ -16,6 +16,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
@@ -487,8 +488,8 @@ func TestTextProblem(t *testing.T) {
 		{"\xff\xfe", false, true},
 		{"\u200D", false, false}, // the zero-width joiner is part of emoji and scripts, not a bidi control
 	} {
-		if got := textProblem(c.s, c.multiline) != ""; got != c.bad {
-			t.Errorf("textProblem(%q, %v) = %q", c.s, c.multiline, textProblem(c.s, c.multiline))
+		if got := transport.TextProblem(c.s, c.multiline) != ""; got != c.bad {
+			t.Errorf("transport.TextProblem(%q, %v) = %q", c.s, c.multiline, transport.TextProblem(c.s, c.multiline))
 		}
 	}
 }

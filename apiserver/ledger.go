@@ -13,6 +13,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 )
@@ -44,12 +46,12 @@ func entryOf(e ledger.Entry) LedgerEntry {
 
 func (s *Server) registerLedger() {
 	base := "/projects/{project_id}/ledger"
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listLedgerEntries", Method: http.MethodGet, Path: base,
 		Summary: "List a project's ledger entries", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.listLedger)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: base + "/verify",
 		Summary: "Verify a project's ledger", Tags: []string{"Ledger"},
 		Description: "Recomputes every hash, chain link and the Merkle tree. A valid ledger comes with a freshly " +
@@ -59,7 +61,7 @@ func (s *Server) registerLedger() {
 			"and check later ones against them with `.../ledger/consistency`.",
 		Errors: []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.verifyLedger)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getLedgerConsistency", Method: http.MethodGet, Path: base + "/consistency",
 		Summary: "Prove the ledger extends an older tree head", Tags: []string{"Ledger"},
 		Description: "The Merkle consistency proof (RFC 6962 section 2.1.2) that the tree of `new_size` entries " +
@@ -68,7 +70,7 @@ func (s *Server) registerLedger() {
 			"that catches a ledger rewritten consistently behind the service (issue 17).",
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.ledgerConsistency)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getLedgerCheckpoint", Method: http.MethodGet, Path: base + "/checkpoint",
 		Summary: "Get the ledger's signed checkpoint", Tags: []string{"Ledger"},
 		Description: "The current tree head as a C2SP tlog-checkpoint: a signed note whose text is the origin " +
@@ -82,17 +84,17 @@ func (s *Server) registerLedger() {
 		}},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerCheckpoint)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getLedgerEntry", Method: http.MethodGet, Path: base + "/{entry_id}",
 		Summary: "Get a ledger entry", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerEntry)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getLedgerProof", Method: http.MethodGet, Path: base + "/{entry_id}/proof",
 		Summary: "Get an entry's inclusion proof", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerProof)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getLedgerVerifierKey", Method: http.MethodGet, Path: "/ledger/verifier-key",
 		Summary: "Get the public key that signs ledger checkpoints", Tags: []string{"Ledger"},
 		Description: "The note verifier key (`<name>+<key hash>+<base64 Ed25519 public key>`, C2SP signed-note) " +
@@ -117,13 +119,13 @@ func ledgerError(err error, id string) error {
 	case errors.Is(err, ledger.ErrIntegrity):
 		return apierror.New(http.StatusInternalServerError, apierror.CodeLedgerIntegrity, "the ledger failed verification")
 	}
-	return internalError(err)
+	return apierror.Internal(err)
 }
 
 // projectLedger is every ledger operation's precondition: the project is reachable (else
 // 404) and this facade has a ledger (else 501).
 func (s *Server) projectLedger(ctx context.Context, projectID string) error {
-	if _, err := s.project(ctx, projectID); err != nil {
+	if _, err := s.kit.Project(ctx, projectID); err != nil {
 		return err
 	}
 	if s.opts.Ledger == nil {
@@ -134,13 +136,13 @@ func (s *Server) projectLedger(ctx context.Context, projectID string) error {
 
 type listLedgerInput struct {
 	ProjectPath
-	PageParams
+	resource.PageParams
 	Sort    string `query:"sort" enum:"timestamp,tree_index" doc:"Both give ledger order; default newest first."`
 	ClaimID string `query:"claim_id" maxLength:"64" doc:"Only entries about this claim."`
 }
 
-func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutput[LedgerEntry], error) {
-	_, t := who(ctx)
+func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource.ListOutput[LedgerEntry], error) {
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
@@ -151,14 +153,14 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutp
 		sortField = "timestamp"
 	}
 	order := in.Order
-	filter := filterKey("list", "ledger", "project", in.ProjectID, "claim_id", in.ClaimID)
+	filter := resource.FilterKey("list", "ledger", "project", in.ProjectID, "claim_id", in.ClaimID)
 	limit := in.Limit
 	if limit <= 0 {
 		limit = pagination.DefaultLimit
 	}
 	q := ledger.ListQuery{ClaimID: in.ClaimID, Limit: limit}
 	if in.Cursor != "" {
-		c, err := s.cursors.Decode(in.Cursor)
+		c, err := s.kit.Cursors.Decode(in.Cursor)
 		if err != nil || c.Filter != filter || (in.Sort != "" && c.Sort != in.Sort) || (order != "" && c.Order != order) || !c.Key.Num {
 			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
 				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
@@ -178,7 +180,7 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutp
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
-	out := &listOutput[LedgerEntry]{Body: listPage[LedgerEntry]{Object: "list", Data: []LedgerEntry{}, TotalCount: &total}}
+	out := &resource.ListOutput[LedgerEntry]{Body: resource.ListPage[LedgerEntry]{Object: "list", Data: []LedgerEntry{}, TotalCount: &total}}
 	for _, e := range entries {
 		out.Body.Data = append(out.Body.Data, entryOf(e))
 	}
@@ -193,7 +195,7 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*listOutp
 		}
 		if len(more) > 0 {
 			out.Body.HasMore = true
-			out.Body.NextCursor = s.cursors.Encode(pagination.Cursor{Sort: sortField, Order: order, Filter: filter,
+			out.Body.NextCursor = s.kit.Cursors.Encode(pagination.Cursor{Sort: sortField, Order: order, Filter: filter,
 				Key: pagination.Number(float64(last.TreeIndex)), ID: last.ID})
 		}
 	}
@@ -206,7 +208,7 @@ type LedgerEntryPath struct {
 }
 
 func (s *Server) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
@@ -232,7 +234,7 @@ type LedgerVerification struct {
 }
 
 func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Body LedgerVerification }, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
@@ -257,7 +259,7 @@ func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Bo
 }
 
 func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
@@ -279,7 +281,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
 	NewSize int64 `query:"new_size" minimum:"1" doc:"Size of the later tree head; default the current size."`
 }) (*struct{ Body ledger.ConsistencyProof }, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
@@ -308,7 +310,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 // getLedgerCheckpoint answers the signed note itself, as transparency-log clients and
 // witnesses expect it (C2SP tlog-checkpoint), not wrapped in JSON.
 func (s *Server) getLedgerCheckpoint(ctx context.Context, in *ProjectPath) (*ledgerNote, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}

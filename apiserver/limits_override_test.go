@@ -21,8 +21,8 @@ func TestLimitsOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.limits.runs[discov1.TenantTierFree] != 10 || s.limits.anonymous != 300 {
-		t.Fatalf("entries not overridden must keep their defaults: %+v", s.limits)
+	if s.front.Limits.Runs[discov1.TenantTierFree] != 10 || s.front.Limits.Anonymous != 300 {
+		t.Fatalf("entries not overridden must keep their defaults: %+v", s.front.Limits)
 	}
 	hs.Config.Handler = s.Handler()
 	hs.Start()

@@ -27,9 +27,9 @@ func TestRateLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.limits.requests[discov1.TenantTierFree] = 5
-	s.limits.runs[discov1.TenantTierFree] = 2
-	s.limits.anonymous = 3
+	s.front.Limits.Requests[discov1.TenantTierFree] = 5
+	s.front.Limits.Runs[discov1.TenantTierFree] = 2
+	s.front.Limits.Anonymous = 3
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 
@@ -76,7 +76,7 @@ func TestRateLimits(t *testing.T) {
 	mu.Lock()
 	now = now.Add(time.Hour)
 	mu.Unlock()
-	s.limits.requests[discov1.TenantTierFree] = 100
+	s.front.Limits.Requests[discov1.TenantTierFree] = 100
 	path := srv.URL + "/v1/projects/proj_aaaaaaaaaaaaaaaaaaaaaaaaaa/campaigns/camp_aaaaaaaaaaaaaaaaaaaaaaaaaa/runs"
 	for i := 0; i < 2; i++ {
 		r := call(t, "POST", path, key, map[string]any{"dataset_id": "ds_x"}).expect(t, 404)

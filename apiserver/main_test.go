@@ -142,10 +142,10 @@ func setup(cfg *rest.Config) error {
 		return err
 	}
 	// Tests make far more requests than a real tenant; the limit tests lower these again.
-	env.server.limits.anonymous = 1 << 20
-	for tier := range env.server.limits.requests {
-		env.server.limits.requests[tier] = 1 << 20
-		env.server.limits.runs[tier] = 1 << 20
+	env.server.front.Limits.Anonymous = 1 << 20
+	for tier := range env.server.front.Limits.Requests {
+		env.server.front.Limits.Requests[tier] = 1 << 20
+		env.server.front.Limits.Runs[tier] = 1 << 20
 	}
 	env.http.Config.Handler = env.server.Handler()
 	env.http.Start()
@@ -195,10 +195,10 @@ func replicaWith(t *testing.T, change func(*Options)) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.limits.anonymous = 1 << 20
-	for tier := range s.limits.requests {
-		s.limits.requests[tier] = 1 << 20
-		s.limits.runs[tier] = 1 << 20
+	s.front.Limits.Anonymous = 1 << 20
+	for tier := range s.front.Limits.Requests {
+		s.front.Limits.Requests[tier] = 1 << 20
+		s.front.Limits.Runs[tier] = 1 << 20
 	}
 	hs.Config.Handler = s.Handler()
 	hs.Start()

@@ -19,6 +19,8 @@ import (
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -113,16 +115,16 @@ func checkRedirectURI(raw string) error {
 }
 
 func (s *Server) registerOAuthClients() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "createOAuthClient", Method: http.MethodPost, Path: "/oauth-clients",
 		Summary: "Register an OAuth client", Tags: []string{"Authentication"}, DefaultStatus: http.StatusCreated,
 	}, auth.APIKeysWrite, s.createOAuthClient)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listOAuthClients", Method: http.MethodGet, Path: "/oauth-clients",
 		Summary: "List OAuth clients", Tags: []string{"Authentication"},
 		Description: "Lists the clients the caller may manage: those whose scopes it holds all of, for callers not restricted to projects.",
 	}, auth.APIKeysWrite, s.listOAuthClients)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "deleteOAuthClient", Method: http.MethodDelete, Path: "/oauth-clients/{client_id}",
 		Summary: "Delete an OAuth client and revoke its tokens", Tags: []string{"Authentication"},
 		Description:   "Only clients the caller may manage (see listOAuthClients); others are answered 404.",
@@ -131,8 +133,8 @@ func (s *Server) registerOAuthClients() {
 }
 
 func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthClientCreate }) (*struct{ Body OAuthClient }, error) {
-	p, t := who(ctx)
-	if err := checkText(nameText("body.name", in.Body.Name)); err != nil {
+	p, t := auth.Who(ctx)
+	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name)); err != nil {
 		return nil, err
 	}
 	if p.Restricted() {
@@ -160,11 +162,11 @@ func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthCl
 		TenantID: t.ID, Name: in.Body.Name, RedirectURIs: in.Body.RedirectURIs, Scopes: scopes, Public: public, CreatedBy: p.Actor,
 	})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	c, err := s.oauth.Storage.Client(ctx, id)
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	out := oauthClientOf(c)
 	out.ClientSecret = secret
@@ -186,35 +188,35 @@ var oauthClientSort = pagination.Spec[*oauth.Client]{
 func visibleClient(p *auth.Principal, c *oauth.Client) bool { return covers(p, c.Scopes, nil) }
 
 func (s *Server) listOAuthClients(ctx context.Context, in *struct {
-	PageParams
+	resource.PageParams
 	Sort string `query:"sort" enum:"created_at,name"`
-}) (*listOutput[OAuthClient], error) {
-	p, t := who(ctx)
+}) (*resource.ListOutput[OAuthClient], error) {
+	p, t := auth.Who(ctx)
 	cs, err := s.oauth.Storage.Clients(ctx, t.ID)
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	cs = slices.DeleteFunc(cs, func(c *oauth.Client) bool { return !visibleClient(p, c) })
-	return paginate(s, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
+	return resource.Paginate(s.kit, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
 }
 
 func (s *Server) deleteOAuthClient(ctx context.Context, in *struct {
 	ClientID string `path:"client_id" maxLength:"64"`
 }) (*struct{}, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	c, err := s.oauth.Storage.Client(ctx, in.ClientID)
 	if errors.Is(err, oauth.ErrClientNotFound) || (err == nil && (c.TenantID != t.ID || !visibleClient(p, c))) {
 		return nil, apierror.NotFound("OAuth client", in.ClientID)
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	err = s.oauth.Storage.DeleteClient(ctx, t.ID, in.ClientID)
 	if errors.Is(err, oauth.ErrClientNotFound) {
 		return nil, apierror.NotFound("OAuth client", in.ClientID)
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return &struct{}{}, nil
 }

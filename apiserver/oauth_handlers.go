@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"math"
@@ -23,27 +22,13 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/discolab/disco/apiserver/apierror"
-	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/store"
 )
 
-// sessionPrincipal checks an OAuth session token.
-func (s *Server) sessionPrincipal(ctx context.Context, token string) (*auth.Principal, *apiError) {
-	id, err := s.oauth.Introspect(ctx, token)
-	switch {
-	case errors.Is(err, oauth.ErrExpiredToken):
-		return nil, apierror.Unauthenticated("expired", "the session token has expired; refresh it")
-	case err != nil:
-		return nil, apierror.Unauthenticated("invalid", "the session token is not valid")
-	}
-	return &auth.Principal{
-		Kind: auth.KindSession, TenantID: id.TenantID, Actor: id.UserID, CredentialID: id.GrantID, Scopes: id.Scopes,
-	}, nil
-}
-
 // oauthError answers an OAuth failure with the error envelope; code is the RFC 6749 code.
-func oauthError(err error) *apiError {
+func oauthError(err error) *apierror.Error {
 	code, desc, status := oauth.ErrorOf(err)
 	switch {
 	case status >= 500:
@@ -59,7 +44,7 @@ func oauthError(err error) *apiError {
 }
 
 func (s *Server) registerOAuth() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "exchangeToken", Method: http.MethodPost, Path: "/auth/token",
 		Summary: "Exchange an authorization code or a refresh token for tokens", Tags: []string{"Authentication"},
 		Description: "JSON or application/x-www-form-urlencoded. grant_type authorization_code: code, redirect_uri, " +
@@ -70,35 +55,35 @@ func (s *Server) registerOAuth() {
 			"refreshed (the absolute lifetime); then the user signs in again. Deleting or disabling a user ends their " +
 			"sessions at once.",
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
-		Metadata: map[string]any{metaRaw: true},
+		Metadata: map[string]any{transport.MetaRaw: true},
 	}, "", s.exchangeToken)
 	s.documentFormBody("/auth/token", tokenRequestDoc{})
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "revokeToken", Method: http.MethodPost, Path: "/auth/revoke",
 		Summary: "Revoke a session or refresh token (RFC 7009)", Tags: []string{"Authentication"}, DefaultStatus: http.StatusOK,
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
-		Metadata: map[string]any{metaRaw: true},
+		Metadata: map[string]any{transport.MetaRaw: true},
 	}, "", s.revokeToken)
 	s.documentFormBody("/auth/revoke", revokeRequestDoc{})
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "authorizePage", Method: http.MethodGet, Path: "/auth/authorize",
 		Summary: "Login and consent page of the authorization code flow", Tags: []string{"Authentication"},
 		Description: "Query: response_type=code, client_id, redirect_uri (exactly as registered), scope, state, " +
 			"code_challenge, code_challenge_method=S256.",
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
-		Metadata: map[string]any{metaRaw: true},
+		Metadata: map[string]any{transport.MetaRaw: true},
 		Responses: map[string]*huma.Response{"200": {Description: "HTML login and consent form.",
 			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
 	}, "", s.authorizePage)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "authorizeDecision", Method: http.MethodPost, Path: "/auth/authorize",
 		Summary: "Submit login and consent", Tags: []string{"Authentication"},
 		Description: "Form post from the login page; on approval redirects (303) to redirect_uri with code and state. " +
 			"403 when the form does not belong to the pending authorization request.",
 		Errors:   []int{http.StatusForbidden},
-		Metadata: map[string]any{metaRaw: true},
+		Metadata: map[string]any{transport.MetaRaw: true},
 		Responses: map[string]*huma.Response{"303": {Description: "Redirect to the client."},
 			"401": {Description: "Wrong username or password, or a disabled account: the page again.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}},
 			"429": {Description: "Too many failed sign-ins for this username (tenant and username, whether or not the account exists): " +
@@ -144,7 +129,7 @@ type TokenResponse struct {
 }
 
 // formRequest turns a JSON or form body into the form request fosite reads.
-func formRequest(ctx context.Context, r *http.Request, body []byte) (*http.Request, *apiError) {
+func formRequest(ctx context.Context, r *http.Request, body []byte) (*http.Request, *apierror.Error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var form url.Values
 	switch mt {
@@ -184,7 +169,7 @@ func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }
 	CacheControl string `header:"Cache-Control"`
 	Body         TokenResponse
 }, error) {
-	_, r := rawRequest(ctx)
+	_, r := transport.RawRequest(ctx)
 	fr, e := formRequest(ctx, r, in.RawBody)
 	if e != nil {
 		return nil, e
@@ -217,7 +202,7 @@ func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }
 }
 
 func (s *Server) revokeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct{}, error) {
-	_, r := rawRequest(ctx)
+	_, r := transport.RawRequest(ctx)
 	fr, e := formRequest(ctx, r, in.RawBody)
 	if e != nil {
 		return nil, e
@@ -258,7 +243,7 @@ func (s *Server) csrfToken(rawQuery string) string {
 
 // checkAuthorizeRequest validates the request with fosite and requires the redirect URI
 // to be exactly one the client registered.
-func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, *oauth.Client, *apiError) {
+func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, *oauth.Client, *apierror.Error) {
 	ar, err := s.oauth.Fosite().NewAuthorizeRequest(ctx, r)
 	if err != nil {
 		return nil, nil, oauthError(err)
@@ -275,7 +260,7 @@ func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fo
 	}
 	c, err := s.oauth.Storage.Client(ctx, ar.GetClient().GetID())
 	if err != nil {
-		return nil, nil, internalError(err)
+		return nil, nil, apierror.Internal(err)
 	}
 	return ar, c, nil
 }
@@ -302,7 +287,7 @@ func (s *Server) renderLogin(w http.ResponseWriter, status int, r *http.Request,
 }
 
 func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
-	_, r := rawRequest(ctx)
+	_, r := transport.RawRequest(ctx)
 	ar, c, e := s.checkAuthorizeRequest(ctx, r)
 	if e != nil {
 		return nil, e
@@ -314,10 +299,10 @@ func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamRe
 }
 
 func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
-	w, r := rawRequest(ctx)
+	w, r := transport.RawRequest(ctx)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		if e := requestBodyError(err); e != nil {
+		if e := transport.RequestBodyError(err); e != nil {
 			return nil, e
 		}
 		return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the form could not be parsed")
@@ -386,7 +371,7 @@ func loginLock(failures int) time.Duration {
 func (s *Server) signIn(ctx context.Context, tenantID, username, password string, h http.Header) (store.User, string, int) {
 	wait, err := s.opts.Store.BeginLogin(ctx, tenantID, username, s.now(), loginLock)
 	if err != nil {
-		s.log.Error(err, "throttling sign-in", "request_id", requestID(ctx))
+		s.log.Error(err, "throttling sign-in", "request_id", transport.RequestID(ctx))
 		return store.User{}, "Signing in is unavailable at the moment; try again shortly.", http.StatusInternalServerError
 	}
 	if wait > 0 {
@@ -396,7 +381,7 @@ func (s *Server) signIn(ctx context.Context, tenantID, username, password string
 	}
 	user, ok, err := s.opts.Store.VerifyPassword(ctx, username, password)
 	if err != nil {
-		s.log.Error(err, "reading user", "request_id", requestID(ctx))
+		s.log.Error(err, "reading user", "request_id", transport.RequestID(ctx))
 	}
 	if !ok || user.TenantID != tenantID {
 		return store.User{}, "Wrong username or password.", http.StatusUnauthorized
@@ -405,7 +390,7 @@ func (s *Server) signIn(ctx context.Context, tenantID, username, password string
 		return store.User{}, "This account is disabled; ask your tenant's administrator to enable it.", http.StatusUnauthorized
 	}
 	if err := s.opts.Store.LoginSucceeded(ctx, tenantID, username); err != nil {
-		s.log.Error(err, "clearing sign-in failures", "request_id", requestID(ctx))
+		s.log.Error(err, "clearing sign-in failures", "request_id", transport.RequestID(ctx))
 	}
 	return user, "", 0
 }

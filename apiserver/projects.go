@@ -21,6 +21,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
@@ -115,7 +117,7 @@ func projectOf(p *discov1.Project) Project {
 			DefaultMode: mode,
 			Governance:  governanceOf(p.Spec.Settings.Governance),
 		},
-		CreatedAt: utc(p.CreationTimestamp),
+		CreatedAt: resource.UTC(p.CreationTimestamp),
 		UpdatedAt: updatedAt(p),
 		CreatedBy: p.Spec.CreatedBy,
 		TenantID:  p.Spec.TenantID,
@@ -140,7 +142,7 @@ func updatedAt(o client.Object) time.Time {
 }
 
 func (s *Server) registerProjects() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "createProject", Method: http.MethodPost, Path: "/projects",
 		Summary: "Create a project", Tags: []string{"Projects"}, DefaultStatus: http.StatusCreated,
 		Description: "Governance settings other than the defaults (promotion_ceiling validate, truth_dial_threshold 0.7, " +
@@ -149,17 +151,17 @@ func (s *Server) registerProjects() {
 		Errors: []int{http.StatusConflict},
 	}, auth.ProjectsWrite, s.createProject)
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listProjects", Method: http.MethodGet, Path: "/projects",
 		Summary: "List projects", Tags: []string{"Projects"},
 	}, auth.ProjectsRead, s.listProjects)
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getProject", Method: http.MethodGet, Path: "/projects/{project_id}",
 		Summary: "Get a project", Tags: []string{"Projects"}, Errors: []int{http.StatusNotFound},
 	}, auth.ProjectsRead, s.getProject)
 
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "updateProject", Method: http.MethodPatch, Path: "/projects/{project_id}",
 		Summary: "Update a project", Tags: []string{"Projects"},
 		Description: "The body is a JSON merge patch (RFC 7396) over name, description, settings and status; " +
@@ -175,12 +177,12 @@ func (s *Server) registerProjects() {
 func (s *Server) createProject(ctx context.Context, in *struct {
 	Body projectCreate
 }) (*projectOutput, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	if p.Restricted() {
 		// A key limited to some projects could not see what it created.
 		return nil, apierror.New(http.StatusForbidden, apierror.CodeForbidden, "an API key restricted to projects cannot create projects")
 	}
-	if err := checkText(nameText("body.name", in.Body.Name), proseText("body.description", in.Body.Description)); err != nil {
+	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name), transport.ProseText("body.description", in.Body.Description)); err != nil {
 		return nil, err
 	}
 	id := ids.New(ids.Project)
@@ -188,7 +190,7 @@ func (s *Server) createProject(ctx context.Context, in *struct {
 	proj := &discov1.Project{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ids.ToName(id), Namespace: t.Namespace,
-			Labels:      labels(t.ID, discov1.LabelProject, id),
+			Labels:      resource.Labels(t.ID, discov1.LabelProject, id),
 			Annotations: map[string]string{annotationUpdatedAt: now.Format(time.RFC3339Nano)},
 		},
 		Spec: discov1.ProjectSpec{
@@ -245,7 +247,7 @@ func (s *Server) recordPolicyChange(ctx context.Context, ch policyChange) error 
 	if len(changed) == 0 {
 		return nil
 	}
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	_, err := s.ledgerAppend(ctx, t.ID, ch.projectID, ledger.PolicyChanged, "", "", p.Actor, map[string]any{
 		"resource": ch.resource, ch.resource + "_id": ch.id, "before": ch.before, "after": ch.after, "changed": changed,
 	})
@@ -257,21 +259,21 @@ func (s *Server) recordPolicyChange(ctx context.Context, ch policyChange) error 
 // governance:write and are ledgered; an object whose settings could not be ledgered is
 // deleted again, since an unrecorded governance setting must not stand.
 func (s *Server) createGoverned(ctx context.Context, obj client.Object, ch policyChange) error {
-	if p, _ := who(ctx); !p.Has(auth.GovernanceWrite) && len(changedFields(ch.before, ch.after)) > 0 {
+	if p, _ := auth.Who(ctx); !p.Has(auth.GovernanceWrite) && len(changedFields(ch.before, ch.after)) > 0 {
 		return governanceScopeError(ch.field)
 	}
 	if err := s.opts.Client.Create(ctx, obj); err != nil {
-		return writeErrorOf(err, ch.resource, ch.id)
+		return resource.WriteErrorOf(err, ch.resource, ch.id)
 	}
 	if err := s.recordPolicyChange(ctx, ch); err != nil {
 		uid := obj.GetUID()
 		derr := s.opts.Client.Delete(context.WithoutCancel(ctx), obj, client.Preconditions{UID: &uid})
 		if derr != nil && !apierrors.IsNotFound(derr) {
-			s.log.Error(derr, "could not delete an object whose governance was not ledgered", "name", obj.GetName(), "request_id", requestID(ctx))
+			s.log.Error(derr, "could not delete an object whose governance was not ledgered", "name", obj.GetName(), "request_id", transport.RequestID(ctx))
 		}
 		return err
 	}
-	s.awaitCache(ctx, obj)
+	s.kit.AwaitCache(ctx, obj)
 	return nil
 }
 
@@ -364,7 +366,7 @@ func preconditionFailed(kind, id string, current client.Object) error {
 }
 
 type listProjectsInput struct {
-	PageParams
+	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,updated_at,name" doc:"Field to sort by; default created_at."`
 	Status string `query:"status" enum:"active,archived" doc:"Only projects with this status."`
 }
@@ -372,7 +374,7 @@ type listProjectsInput struct {
 var projectSort = pagination.Spec[*discov1.Project]{
 	Name: "projects",
 	Fields: map[string]func(*discov1.Project) pagination.Key{
-		"created_at": func(p *discov1.Project) pagination.Key { return createdKey(p) },
+		"created_at": func(p *discov1.Project) pagination.Key { return resource.CreatedKey(p) },
 		"updated_at": func(p *discov1.Project) pagination.Key { return pagination.Time(updatedAt(p)) },
 		"name":       func(p *discov1.Project) pagination.Key { return pagination.String(strings.ToLower(p.Spec.DisplayName)) },
 	},
@@ -380,11 +382,11 @@ var projectSort = pagination.Spec[*discov1.Project]{
 	ID: func(p *discov1.Project) string { return p.Name },
 }
 
-func (s *Server) listProjects(ctx context.Context, in *listProjectsInput) (*listOutput[Project], error) {
-	p, t := who(ctx)
+func (s *Server) listProjects(ctx context.Context, in *listProjectsInput) (*resource.ListOutput[Project], error) {
+	p, t := auth.Who(ctx)
 	var list discov1.ProjectList
-	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Tenant: t.ID}); err != nil {
-		return nil, internalError(err)
+	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Tenant: t.ID}); err != nil {
+		return nil, apierror.Internal(err)
 	}
 	items := make([]*discov1.Project, 0, len(list.Items))
 	for i := range list.Items {
@@ -398,7 +400,7 @@ func (s *Server) listProjects(ctx context.Context, in *listProjectsInput) (*list
 		}
 		items = append(items, pr)
 	}
-	return paginate(s, items, projectSort, in.PageParams, in.Sort, filterKey("status", in.Status), func(p *discov1.Project) Project { return projectOf(p) })
+	return resource.Paginate(s.kit, items, projectSort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), func(p *discov1.Project) Project { return projectOf(p) })
 }
 
 type ProjectPath struct {
@@ -406,7 +408,7 @@ type ProjectPath struct {
 }
 
 func (s *Server) getProject(ctx context.Context, in *ProjectPath) (*projectBody, error) {
-	proj, err := s.project(ctx, in.ProjectID)
+	proj, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -438,8 +440,8 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 	Body    projectPatch
 	RawBody []byte
 }) (*projectBody, error) {
-	p, t := who(ctx)
-	cached, err := s.project(ctx, in.ProjectID)
+	p, t := auth.Who(ctx)
+	cached, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -505,17 +507,17 @@ func (s *Server) updateProject(ctx context.Context, in *struct {
 		return nil
 	})
 	if err != nil {
-		if _, ok := err.(*apiError); ok {
+		if _, ok := err.(*apierror.Error); ok {
 			return nil, err
 		}
-		return nil, writeErrorOf(err, "project", in.ProjectID)
+		return nil, resource.WriteErrorOf(err, "project", in.ProjectID)
 	}
 	if err := s.recordPolicyChange(ctx, policyChange{projectID: in.ProjectID, resource: "project", id: in.ProjectID,
 		before: before, after: after}); err != nil {
 		s.undoGovernance(ctx, upd, prevGovernance)
 		return nil, err
 	}
-	s.awaitCache(ctx, upd)
+	s.kit.AwaitCache(ctx, upd)
 	return &projectBody{ETag: etagOf(upd), Body: projectOf(upd)}, nil
 }
 
@@ -540,7 +542,7 @@ func (s *Server) patchedProject(cur *discov1.Project, patch map[string]any) (*di
 	upd := cur.DeepCopy()
 	upd.Spec.DisplayName = ptr.Deref(next.Name, cur.Spec.DisplayName)
 	upd.Spec.Description = ptr.Deref(next.Description, "")
-	if err := checkText(nameText("body.name", upd.Spec.DisplayName), proseText("body.description", upd.Spec.Description)); err != nil {
+	if err := transport.CheckText(transport.NameText("body.name", upd.Spec.DisplayName), transport.ProseText("body.description", upd.Spec.Description)); err != nil {
 		return nil, err
 	}
 	upd.Spec.State = discov1.ProjectState(ptr.Deref(next.Status, string(discov1.ProjectActive)))
@@ -575,7 +577,7 @@ func (s *Server) undoGovernance(ctx context.Context, proj *discov1.Project, g di
 		return s.opts.Client.Update(ctx, &cur)
 	})
 	if err != nil {
-		s.log.Error(err, "could not undo an unledgered governance change", "project", proj.Name, "request_id", requestID(ctx))
+		s.log.Error(err, "could not undo an unledgered governance change", "project", proj.Name, "request_id", transport.RequestID(ctx))
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -96,7 +98,7 @@ func TestProjectConcurrentPatchConflicts(t *testing.T) {
 	}
 	stale.Spec.Description = "second"
 	err := env.direct.Update(context.Background(), stale)
-	if e := writeErrorOf(err, "project", id); e == nil || e.(*apiError).GetStatus() != 409 {
+	if e := resource.WriteErrorOf(err, "project", id); e == nil || e.(*apierror.Error).GetStatus() != 409 {
 		t.Fatalf("stale update gave %v", err)
 	}
 }

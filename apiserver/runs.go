@@ -19,6 +19,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
@@ -73,7 +75,7 @@ func runOf(r *discov1.Run) Run {
 		Mode:       string(r.Spec.Mode),
 		DatasetID:  r.Spec.DatasetID,
 		Status:     string(runPhase(r)),
-		CreatedAt:  utc(r.CreationTimestamp),
+		CreatedAt:  resource.UTC(r.CreationTimestamp),
 		CreatedBy:  r.Spec.CreatedBy,
 		Parameters: RunParameters{
 			TargetVariables: nonNil(p.TargetVariables),
@@ -107,7 +109,7 @@ type runSubmit struct {
 
 func (s *Server) registerRuns() {
 	base := "/projects/{project_id}/campaigns/{campaign_id}/runs"
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "submitRun", Method: http.MethodPost, Path: base,
 		Summary: "Submit a run", Tags: []string{"Runs"}, DefaultStatus: http.StatusCreated,
 		Description: "The dataset must be ready. An archived project or campaign accepts no runs (409 conflict, " +
@@ -117,25 +119,25 @@ func (s *Server) registerRuns() {
 			"Run submission has its own, lower rate limit.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, auth.RunsWrite, s.submitRun)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listRuns", Method: http.MethodGet, Path: base,
 		Summary: "List a campaign's runs", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 	}, auth.RunsRead, s.listRuns)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getRun", Method: http.MethodGet, Path: base + "/{run_id}",
 		Summary: "Get a run", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 	}, auth.RunsRead, s.getRun)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getRunStatus", Method: http.MethodGet, Path: base + "/{run_id}/status",
 		Summary: "Get a run's progress", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 	}, auth.RunsRead, s.getRunStatus)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getRunResults", Method: http.MethodGet, Path: base + "/{run_id}/results",
 		Summary: "Get a completed run's results", Tags: []string{"Runs"},
 		Description: "409 run_not_completed until the run has completed.",
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.RunsRead, s.getRunResults)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "cancelRun", Method: http.MethodPost, Path: base + "/{run_id}/cancel",
 		Summary: "Cancel a run", Tags: []string{"Runs"}, DefaultStatus: http.StatusAccepted,
 		Description: "Asks for the run to stop; it moves to cancelled once the executor has stopped it. " +
@@ -176,8 +178,8 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	CampaignPath
 	Body runSubmit
 }) (*runOutput, error) {
-	p, t := who(ctx)
-	proj, camp, err := s.campaign(ctx, in.ProjectID, in.CampaignID)
+	p, t := auth.Who(ctx)
+	proj, camp, err := s.kit.Campaign(ctx, in.ProjectID, in.CampaignID)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +202,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 		mode = projectOf(proj).Settings.DefaultMode
 	}
 	var ds discov1.Dataset
-	if err := s.getIn(ctx, "dataset", ids.Dataset, in.Body.DatasetID, &ds); err != nil || ds.Spec.ProjectID != in.ProjectID {
+	if err := s.kit.GetIn(ctx, "dataset", ids.Dataset, in.Body.DatasetID, &ds); err != nil || ds.Spec.ProjectID != in.ProjectID {
 		return nil, apierror.NotFound("dataset", in.Body.DatasetID).With("field", "body.dataset_id")
 	}
 	if ph := datasetPhase(&ds); ph != discov1.DatasetReady {
@@ -232,7 +234,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 		var runs discov1.RunList
 		if err := s.opts.APIReader.List(ctx, &runs, client.InNamespace(t.Namespace),
 			client.MatchingLabels{discov1.LabelCampaign: in.CampaignID}); err != nil {
-			return nil, internalError(err)
+			return nil, apierror.Internal(err)
 		}
 		taken := make(map[string]bool, len(runs.Items))
 		mine := make([]discov1.Run, 0, len(runs.Items))
@@ -271,7 +273,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 		run := &discov1.Run{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: ids.ToName(id), Namespace: t.Namespace,
-				Labels: labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, in.CampaignID,
+				Labels: resource.Labels(t.ID, discov1.LabelProject, in.ProjectID, discov1.LabelCampaign, in.CampaignID,
 					discov1.LabelRun, id, discov1.LabelDataset, in.Body.DatasetID),
 			},
 			Spec: discov1.RunSpec{
@@ -285,7 +287,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 			if attempt < maxSlotAttempts {
 				select {
 				case <-ctx.Done():
-					return nil, internalError(ctx.Err())
+					return nil, apierror.Internal(ctx.Err())
 				case <-time.After(time.Duration(rand.IntN(5*attempt)+1) * time.Millisecond):
 				}
 				continue
@@ -294,15 +296,15 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 				With("campaign_id", in.CampaignID).With("resource", "run")
 		}
 		if err != nil {
-			return nil, writeErrorOf(err, "run", id)
+			return nil, resource.WriteErrorOf(err, "run", id)
 		}
-		s.awaitCache(ctx, run)
+		s.kit.AwaitCache(ctx, run)
 		return &runOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
 	}
 }
 
 // budgetRefusal words governance.CanAdmit's refusal for the client.
-func budgetRefusal(camp *discov1.Campaign, u governance.BudgetUsage, estimate int64, constraint string) *apiError {
+func budgetRefusal(camp *discov1.Campaign, u governance.BudgetUsage, estimate int64, constraint string) *apierror.Error {
 	id, b := ids.FromName(camp.Name), camp.Spec.Budget
 	switch constraint {
 	case "archived":
@@ -320,7 +322,7 @@ func budgetRefusal(camp *discov1.Campaign, u governance.BudgetUsage, estimate in
 	}
 }
 
-func budgetExhausted(campaignID, constraint, format string, args ...any) *apiError {
+func budgetExhausted(campaignID, constraint, format string, args ...any) *apierror.Error {
 	return apierror.New(http.StatusForbidden, apierror.CodeBudgetExhausted, format, args...).
 		With("constraint", constraint).With("campaign_id", campaignID)
 }
@@ -359,7 +361,7 @@ func seedOf(id string) int64 {
 
 type listRunsInput struct {
 	CampaignPath
-	PageParams
+	resource.PageParams
 	Sort      string `query:"sort" enum:"created_at,compute_units_estimated" doc:"Field to sort by; default created_at."`
 	Status    string `query:"status" enum:"queued,running,completed,failed,cancelled" doc:"Only runs with this status."`
 	Mode      string `query:"mode" enum:"symbolic,neural,neuro_symbolic,causal" doc:"Only runs of this mode."`
@@ -369,21 +371,21 @@ type listRunsInput struct {
 var runSort = pagination.Spec[*discov1.Run]{
 	Name: "runs",
 	Fields: map[string]func(*discov1.Run) pagination.Key{
-		"created_at":              func(r *discov1.Run) pagination.Key { return createdKey(r) },
+		"created_at":              func(r *discov1.Run) pagination.Key { return resource.CreatedKey(r) },
 		"compute_units_estimated": func(r *discov1.Run) pagination.Key { return pagination.Number(float64(r.Spec.ComputeUnitsEstimated)) },
 	},
 	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
 	ID: func(r *discov1.Run) string { return r.Name },
 }
 
-func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listOutput[Run], error) {
-	_, t := who(ctx)
-	if _, _, err := s.campaign(ctx, in.ProjectID, in.CampaignID); err != nil {
+func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*resource.ListOutput[Run], error) {
+	_, t := auth.Who(ctx)
+	if _, _, err := s.kit.Campaign(ctx, in.ProjectID, in.CampaignID); err != nil {
 		return nil, err
 	}
 	var list discov1.RunList
-	if err := s.list(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
-		return nil, internalError(err)
+	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Campaign: in.CampaignID}); err != nil {
+		return nil, apierror.Internal(err)
 	}
 	items := make([]*discov1.Run, 0, len(list.Items))
 	for i := range list.Items {
@@ -394,7 +396,7 @@ func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listOutput[R
 		}
 		items = append(items, r)
 	}
-	return paginate(s, items, runSort, in.PageParams, in.Sort, filterKey("campaign", in.CampaignID, "status", in.Status, "mode", in.Mode, "dataset_id", in.DatasetID), runOf)
+	return resource.Paginate(s.kit, items, runSort, in.PageParams, in.Sort, resource.FilterKey("campaign", in.CampaignID, "status", in.Status, "mode", in.Mode, "dataset_id", in.DatasetID), runOf)
 }
 
 type RunPath struct {
@@ -404,11 +406,11 @@ type RunPath struct {
 
 // run loads a run of a reachable campaign.
 func (s *Server) run(ctx context.Context, in *RunPath) (*discov1.Run, error) {
-	if _, _, err := s.campaign(ctx, in.ProjectID, in.CampaignID); err != nil {
+	if _, _, err := s.kit.Campaign(ctx, in.ProjectID, in.CampaignID); err != nil {
 		return nil, err
 	}
 	var r discov1.Run
-	if err := s.getIn(ctx, "run", ids.Run, in.RunID, &r); err != nil {
+	if err := s.kit.GetIn(ctx, "run", ids.Run, in.RunID, &r); err != nil {
 		return nil, err
 	}
 	if r.Spec.CampaignID != in.CampaignID || r.Spec.ProjectID != in.ProjectID {
@@ -457,8 +459,8 @@ func (s *Server) getRunStatus(ctx context.Context, in *RunPath) (*struct{ Body R
 		ID:                  in.RunID,
 		Status:              string(runPhase(r)),
 		ComputeUnitsUsed:    r.Status.ComputeUnitsUsed,
-		StartedAt:           utcPtr(r.Status.StartedAt),
-		EstimatedCompletion: utcPtr(r.Status.EstimatedCompletion),
+		StartedAt:           resource.UTCPtr(r.Status.StartedAt),
+		EstimatedCompletion: resource.UTCPtr(r.Status.EstimatedCompletion),
 		Progress:            r.Status.Progress,
 		Pipeline:            Pipeline{CurrentStage: r.Status.Pipeline.CurrentStage, Stages: []Stage{}},
 		Message:             r.Status.Message,
@@ -509,7 +511,7 @@ func (s *Server) getRunResults(ctx context.Context, in *RunPath) (*struct{ Body 
 		ArtifactsCount:   r.Status.ArtifactsCount,
 		ComputeUnitsUsed: r.Status.ComputeUnitsUsed,
 		DurationMS:       r.Status.DurationMS,
-		CompletedAt:      utcPtr(r.Status.CompletedAt),
+		CompletedAt:      resource.UTCPtr(r.Status.CompletedAt),
 	}
 	if sm := r.Status.Summary; sm != nil {
 		res.Summary = RunSummary{BestClaimID: sm.BestClaimID, BestClaimType: sm.BestClaimType, BestClaimScore: sm.BestClaimScore, NegativeControlsPassed: sm.NegativeControlsPassed}
@@ -518,7 +520,7 @@ func (s *Server) getRunResults(ctx context.Context, in *RunPath) (*struct{ Body 
 }
 
 func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*struct{ Body Run }, error) {
-	p, _ := who(ctx)
+	p, _ := auth.Who(ctx)
 	r, err := s.run(ctx, in)
 	if err != nil {
 		return nil, err
@@ -534,9 +536,9 @@ func (s *Server) cancelRun(ctx context.Context, in *RunPath) (*struct{ Body Run 
 		}
 		r.Annotations[discov1.AnnotationCancelRequested] = s.now().UTC().Format(time.RFC3339) + " " + p.Actor
 		if err := s.opts.Client.Patch(ctx, r, patch); err != nil {
-			return nil, writeErrorOf(err, "run", in.RunID)
+			return nil, resource.WriteErrorOf(err, "run", in.RunID)
 		}
-		s.awaitCache(ctx, r)
+		s.kit.AwaitCache(ctx, r)
 	}
 	return &struct{ Body Run }{Body: runOf(r)}, nil
 }

@@ -28,20 +28,20 @@ var specFields = map[string]string{
 
 // checkRunSpec refuses at submission what the engine refuses without the data, including
 // targets and constraint columns the dataset does not have when its profile lists them.
-func checkRunSpec(spec engine.Spec, variables []string) *apiError {
+func checkRunSpec(spec engine.Spec, variables []string) *apierror.Error {
 	err := spec.ValidateParameters(variables)
 	if err == nil {
 		return nil
 	}
 	var se *engine.SpecError
 	if !errors.As(err, &se) {
-		return internalError(err)
+		return apierror.Internal(err)
 	}
 	field := specFields[se.Field]
 	if field == "" {
 		field = se.Field
 	}
-	var e *apiError
+	var e *apierror.Error
 	switch se.Code {
 	case engine.CodeConstraintInvalid:
 		e = apierror.New(http.StatusUnprocessableEntity, apierror.CodeConstraintInvalid, "%s: %s", field, se.Message)

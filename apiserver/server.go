@@ -20,10 +20,13 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/listindex"
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/apiserver/pagination"
 	"github.com/discolab/disco/apiserver/ratelimit"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
@@ -73,9 +76,20 @@ type Options struct {
 // DefaultMaxUploadBytes is the dataset upload limit when Options leaves it zero.
 const DefaultMaxUploadBytes = 512 << 20
 
-// maxJSONBody bounds every JSON request body; the largest legitimate one (a run
-// submission with 64 constraints) is a few tens of kilobytes.
-const maxJSONBody = 1 << 20
+// Limits overrides the per-minute rate limits (transport.Limits).
+type Limits = transport.Limits
+
+// Timeouts bound slow clients (transport.Timeouts).
+type Timeouts = transport.Timeouts
+
+// Default timeouts; see Timeouts.
+const (
+	DefaultReadHeaderTimeout = transport.DefaultReadHeaderTimeout
+	DefaultIdleTimeout       = transport.DefaultIdleTimeout
+	DefaultBodyStallTimeout  = transport.DefaultBodyStallTimeout
+	DefaultBodyTimeout       = transport.DefaultBodyTimeout
+	DefaultUploadTimeout     = transport.DefaultUploadTimeout
+)
 
 // Server is the facade.
 type Server struct {
@@ -88,13 +102,12 @@ type Server struct {
 	api     huma.API
 	handler http.Handler
 
-	cursors *pagination.Codec
-	// claimIndex answers claim lists when Options.Informers is set.
-	claimIndex *listindex.Index
-	limiter    ratelimit.Limiter
-	limits     limitTable
-	idem       *keyLocks
-	keys       *keyCache
+	// kit is what the resource rooms share: tenant-scoped reads, the cache, cursors.
+	kit *resource.Kit
+	// front is the middleware of the front door (transport).
+	front *transport.Front
+	// authn resolves credentials (auth).
+	authn *auth.Authenticator
 
 	// campaignLocks serialises run submissions to one campaign in this replica (see
 	// submitRun); across replicas the run's slot id does.
@@ -102,9 +115,6 @@ type Server struct {
 
 	oauth       *oauth.Provider
 	oauthSecret []byte
-
-	// declared holds each operation's documented error statuses.
-	declared map[string][]int
 }
 
 // New builds the facade.
@@ -131,17 +141,14 @@ func New(opts Options) (*Server, error) {
 		now:      opts.Now,
 		docsBase: opts.BaseURL,
 		mux:      http.NewServeMux(),
-		idem:     newKeyLocks(),
-		limits:   limitsFrom(opts.Limits),
-		declared: map[string][]int{},
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.keys = newKeyCache()
+	var claimIndex *listindex.Index
 	if opts.Informers != nil {
-		s.claimIndex = listindex.New(claimSort)
-		if err := s.claimIndex.Register(context.Background(), opts.Informers); err != nil {
+		claimIndex = listindex.New(claimSort)
+		if err := claimIndex.Register(context.Background(), opts.Informers); err != nil {
 			return nil, fmt.Errorf("apiserver: claim index: %w", err)
 		}
 	}
@@ -151,7 +158,10 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cursors = pagination.NewCodec(key)
+	s.kit = resource.NewKit(resource.Kit{
+		Client: opts.Client, APIReader: opts.APIReader, Cursors: pagination.NewCodec(key), ClaimIndex: claimIndex,
+		Log: s.log, Now: s.now, BaseURL: opts.BaseURL,
+	})
 
 	if s.oauthSecret, err = setting(ctx, opts.Store, "oauth_hmac_secret"); err != nil {
 		return nil, err
@@ -162,19 +172,26 @@ func New(opts Options) (*Server, error) {
 	}
 	s.oauth = oauth.NewProvider(oauthStorage, s.oauthSecret, opts.BaseURL+"/auth/token")
 
+	s.authn = auth.NewAuthenticator(opts.Store, s.oauth, s.now, s.kit.Get)
+
+	var limiter ratelimit.Limiter
 	if opts.RedisURL != "" {
 		rl, err := ratelimit.NewRedis(opts.RedisURL)
 		if err != nil {
 			return nil, err
 		}
-		s.limiter = rl
+		limiter = rl
 	} else {
-		s.limiter = ratelimit.NewMemory(s.now)
+		limiter = ratelimit.NewMemory(s.now)
 	}
+	s.front = transport.NewFront(transport.Config{
+		Log: s.log, DocsBase: s.docsBase, Now: s.now, Store: opts.Store, Limiter: limiter, Limits: opts.Limits,
+		Timeouts: opts.Timeouts, UploadPath: uploadPath, Authenticate: s.authn.Middleware,
+	})
 
 	s.api = s.newAPI()
 	s.registerRoutes()
-	s.finishOpenAPI()
+	transport.FinishOpenAPI(s.api)
 	s.handler = s.middleware()
 	return s, nil
 }
@@ -185,7 +202,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // newAPI configures huma: OpenAPI 3.1 at /v1/openapi.json, our error type, no $schema
 // links in bodies, unknown request fields ignored, fields optional unless tagged required.
 func (s *Server) newAPI() huma.API {
-	installErrorHooks()
+	transport.InstallErrorHooks()
 	cfg := huma.DefaultConfig("disco discovery API", "v1")
 	cfg.CreateHooks = nil // drop the $schema link transformer: bodies carry only contract fields
 	cfg.DocsPath = ""
@@ -209,28 +226,14 @@ func (s *Server) newAPI() huma.API {
 				AuthorizationURL: s.opts.BaseURL + "/auth/authorize",
 				TokenURL:         s.opts.BaseURL + "/auth/token",
 				RefreshURL:       s.opts.BaseURL + "/auth/token",
-				Scopes:           scopeDescriptions(),
+				Scopes:           auth.ScopeDescriptions(),
 			}},
 		},
 	}
-	cfg.Transformers = []huma.Transformer{s.completeErrors}
+	cfg.Transformers = []huma.Transformer{transport.CompleteErrors(s.docsBase)}
 	api := humago.NewWithPrefix(s.mux, "/v1", cfg)
-	api.UseMiddleware(s.authorize, s.deprecation, s.rawAccess)
+	api.UseMiddleware(auth.Authorize(api), transport.AnnounceDeprecation, transport.RawAccess)
 	return api
-}
-
-// writeErr writes e through huma, so content negotiation and transformers apply.
-func (s *Server) writeErr(ctx huma.Context, e error) {
-	var ae *apiError
-	if !errors.As(e, &ae) {
-		ae = internalError(e)
-	}
-	for k, v := range ae.GetHeaders() {
-		for _, x := range v {
-			ctx.SetHeader(k, x)
-		}
-	}
-	_ = huma.WriteErr(s.api, ctx, ae.GetStatus(), ae.Body.Message, ae)
 }
 
 func (s *Server) String() string { return fmt.Sprintf("apiserver(%s)", s.opts.BaseURL) }

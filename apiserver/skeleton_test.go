@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/discolab/disco/apiserver/transport"
 )
 
 // checkEnvelope asserts the contract's error envelope.
@@ -99,7 +100,7 @@ func TestErrorEnvelopes(t *testing.T) {
 func (r *response) Raw2() string { return string(r.Raw) }
 
 func TestPanicIsEnvelope(t *testing.T) {
-	register(env.server, huma.Operation{OperationID: "testPanic", Method: http.MethodGet, Path: "/test/panic", Hidden: true}, "",
+	transport.Register(env.server.api, huma.Operation{OperationID: "testPanic", Method: http.MethodGet, Path: "/test/panic", Hidden: true}, "",
 		func(ctx context.Context, _ *struct{}) (*struct{}, error) { panic("boom") })
 	r := call(t, "GET", "/v1/test/panic", "", nil)
 	checkEnvelope(t, r, 500, "internal_error")
@@ -110,9 +111,9 @@ func TestPanicIsEnvelope(t *testing.T) {
 
 func TestDeprecationHeaders(t *testing.T) {
 	sunset := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-	register(env.server, huma.Operation{
+	transport.Register(env.server.api, huma.Operation{
 		OperationID: "testDeprecated", Method: http.MethodGet, Path: "/test/deprecated", Hidden: true,
-		Metadata: map[string]any{metaDeprecation: deprecationInfo{Since: time.Unix(1700000000, 0), Sunset: sunset, Guide: "https://disco.dev/migrate"}},
+		Metadata: map[string]any{transport.MetaDeprecation: transport.Deprecation{Since: time.Unix(1700000000, 0), Sunset: sunset, Guide: "https://disco.dev/migrate"}},
 	}, "", func(ctx context.Context, _ *struct{}) (*struct{ Body map[string]string }, error) {
 		return &struct{ Body map[string]string }{Body: map[string]string{"ok": "yes"}}, nil
 	})

@@ -13,6 +13,8 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 	"github.com/discolab/disco/internal/webhook"
@@ -66,7 +68,7 @@ func deliveryOf(d store.Delivery) Delivery {
 }
 
 func (s *Server) registerWebhooks() {
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "createWebhook", Method: http.MethodPost, Path: "/webhooks",
 		Summary: "Register a webhook", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusCreated,
 		Description: "Deliveries are signed: X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<event id>.<t>.<body>\">, " +
@@ -77,24 +79,24 @@ func (s *Server) registerWebhooks() {
 			"address, and the delivery is recorded as failed with the reason.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, auth.WebhooksWrite, s.createWebhook)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listWebhooks", Method: http.MethodGet, Path: "/webhooks",
 		Summary: "List webhook registrations", Tags: []string{"Webhooks"},
 	}, auth.WebhooksWrite, s.listWebhooks)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "getWebhook", Method: http.MethodGet, Path: "/webhooks/{webhook_id}",
 		Summary: "Get a webhook registration", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.getWebhook)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "deleteWebhook", Method: http.MethodDelete, Path: "/webhooks/{webhook_id}",
 		Summary: "Delete a webhook registration", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.deleteWebhook)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "listDeliveries", Method: http.MethodGet, Path: "/webhooks/{webhook_id}/deliveries",
 		Summary: "List a registration's deliveries, newest first", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.listDeliveries)
-	register(s, huma.Operation{
+	transport.Register(s.api, huma.Operation{
 		OperationID: "redeliver", Method: http.MethodPost, Path: "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
 		Summary: "Send a delivery again", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusNotFound},
@@ -105,7 +107,7 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 	Location string `header:"Location"`
 	Body     Webhook
 }, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	b := in.Body
 	if len(b.Events) == 0 {
 		return nil, apierror.Invalid("body.events", "at least one event type, or \"*\" for all")
@@ -116,7 +118,7 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 		}
 	}
 	if b.ProjectID != "" {
-		if _, err := s.project(ctx, b.ProjectID); err != nil {
+		if _, err := s.kit.Project(ctx, b.ProjectID); err != nil {
 			return nil, err
 		}
 	} else if p.Restricted() {
@@ -130,7 +132,7 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 		TenantID: t.ID, ProjectID: b.ProjectID, URL: b.URL, Events: slices.Compact(slices.Sorted(slices.Values(b.Events))), Secret: b.Secret,
 	})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return &struct {
 		Location string `header:"Location"`
@@ -140,13 +142,13 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 
 // tenantWebhooks reads every registration of the tenant the caller may see.
 func (s *Server) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	var out []store.Webhook
 	after := ""
 	for {
 		page, err := s.opts.Store.ListWebhooks(ctx, t.ID, store.MaxPageSize, after)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, apierror.Internal(err)
 		}
 		for _, w := range page {
 			if !p.Restricted() || (w.ProjectID != "" && p.AllowsProject(w.ProjectID)) {
@@ -171,11 +173,11 @@ var webhookSort = pagination.Spec[store.Webhook]{
 }
 
 func (s *Server) listWebhooks(ctx context.Context, in *struct {
-	PageParams
+	resource.PageParams
 	Sort      string `query:"sort" enum:"created_at,url"`
 	ProjectID string `query:"project_id" maxLength:"64" doc:"Only registrations of this project."`
 	Status    string `query:"status" enum:"active,disabled"`
-}) (*listOutput[Webhook], error) {
+}) (*resource.ListOutput[Webhook], error) {
 	all, err := s.tenantWebhooks(ctx)
 	if err != nil {
 		return nil, err
@@ -186,7 +188,7 @@ func (s *Server) listWebhooks(ctx context.Context, in *struct {
 			items = append(items, w)
 		}
 	}
-	return paginate(s, items, webhookSort, in.PageParams, in.Sort, filterKey("project_id", in.ProjectID, "status", in.Status), webhookOf)
+	return resource.Paginate(s.kit, items, webhookSort, in.PageParams, in.Sort, resource.FilterKey("project_id", in.ProjectID, "status", in.Status), webhookOf)
 }
 
 type WebhookPath struct {
@@ -194,7 +196,7 @@ type WebhookPath struct {
 }
 
 func (s *Server) webhook(ctx context.Context, id string) (store.Webhook, error) {
-	p, t := who(ctx)
+	p, t := auth.Who(ctx)
 	if !ids.Valid(ids.Webhook, id) {
 		return store.Webhook{}, apierror.NotFound("webhook", id)
 	}
@@ -203,7 +205,7 @@ func (s *Server) webhook(ctx context.Context, id string) (store.Webhook, error) 
 		return store.Webhook{}, apierror.NotFound("webhook", id)
 	}
 	if err != nil {
-		return store.Webhook{}, internalError(err)
+		return store.Webhook{}, apierror.Internal(err)
 	}
 	return w, nil
 }
@@ -217,12 +219,12 @@ func (s *Server) getWebhook(ctx context.Context, in *WebhookPath) (*struct{ Body
 }
 
 func (s *Server) deleteWebhook(ctx context.Context, in *WebhookPath) (*struct{}, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
 		return nil, err
 	}
 	if err := s.opts.Store.DeleteWebhook(ctx, t.ID, in.WebhookID); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return &struct{}{}, nil
 }
@@ -231,8 +233,8 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 	WebhookPath
 	Limit  int    `query:"limit" default:"20" minimum:"1" maximum:"100"`
 	Cursor string `query:"cursor" maxLength:"4096"`
-}) (*listOutput[Delivery], error) {
-	_, t := who(ctx)
+}) (*resource.ListOutput[Delivery], error) {
+	_, t := auth.Who(ctx)
 	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
 		return nil, err
 	}
@@ -240,7 +242,7 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 	after := ""
 	filter := "webhook=" + in.WebhookID
 	if in.Cursor != "" {
-		c, err := s.cursors.Decode(in.Cursor)
+		c, err := s.kit.Cursors.Decode(in.Cursor)
 		if err != nil || c.Filter != filter {
 			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
 				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
@@ -250,20 +252,20 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 	limit := max(in.Limit, 1)
 	page, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, limit, after)
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
-	out := &listOutput[Delivery]{Body: listPage[Delivery]{Object: "list", Data: []Delivery{}}}
+	out := &resource.ListOutput[Delivery]{Body: resource.ListPage[Delivery]{Object: "list", Data: []Delivery{}}}
 	for _, d := range page {
 		out.Body.Data = append(out.Body.Data, deliveryOf(d))
 	}
 	if len(page) == limit {
 		more, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, 1, page[len(page)-1].ID)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, apierror.Internal(err)
 		}
 		if len(more) > 0 {
 			out.Body.HasMore = true
-			out.Body.NextCursor = s.cursors.Encode(pagination.Cursor{Sort: "created_at", Order: pagination.Desc, Filter: filter, ID: page[len(page)-1].ID})
+			out.Body.NextCursor = s.kit.Cursors.Encode(pagination.Cursor{Sort: "created_at", Order: pagination.Desc, Filter: filter, ID: page[len(page)-1].ID})
 		}
 	}
 	return out, nil
@@ -273,7 +275,7 @@ func (s *Server) redeliver(ctx context.Context, in *struct {
 	WebhookPath
 	DeliveryID string `path:"delivery_id" maxLength:"64"`
 }) (*struct{ Body Delivery }, error) {
-	_, t := who(ctx)
+	_, t := auth.Who(ctx)
 	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
 		return nil, err
 	}
@@ -282,7 +284,7 @@ func (s *Server) redeliver(ctx context.Context, in *struct {
 		return nil, apierror.NotFound("delivery", in.DeliveryID)
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
 	return &struct{ Body Delivery }{Body: deliveryOf(d)}, nil
 }

@@ -1,4 +1,4 @@
-package apiserver
+package resource
 
 import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -13,42 +13,42 @@ import (
 	"github.com/discolab/disco/apiserver/listindex"
 )
 
-// get reads obj from the cache; an object the cache has not seen yet (just created
+// Get reads obj from the cache; an object the cache has not seen yet (just created
 // through another replica, or the informer lags) is read from the API server.
-func (s *Server) get(ctx context.Context, key client.ObjectKey, obj client.Object) error {
-	err := s.opts.Client.Get(ctx, key, obj)
+func (k *Kit) Get(ctx context.Context, key client.ObjectKey, obj client.Object) error {
+	err := k.Client.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {
-		return s.opts.APIReader.Get(ctx, key, obj)
+		return k.APIReader.Get(ctx, key, obj)
 	}
 	return err
 }
 
-// awaitCache waits (briefly) until the cache holds obj as written or a later version of
+// AwaitCache waits (briefly) until the cache holds obj as written or a later version of
 // it: obj carries the resource version its write returned (listindex.VersionReached
 // compares them). A version from before the write is not enough, however much it differs
 // from the one read. Lists come from the cache, so without this a client that creates and
 // then lists would not find what it just made.
-func (s *Server) awaitCache(ctx context.Context, obj client.Object) {
+func (k *Kit) AwaitCache(ctx context.Context, obj client.Object) {
 	key := client.ObjectKeyFromObject(obj)
 	written := obj.GetResourceVersion()
 	fresh := obj.DeepCopyObject().(client.Object)
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if err := s.opts.Client.Get(ctx, key, fresh); err != nil {
+		if err := k.Client.Get(ctx, key, fresh); err != nil {
 			return false, nil
 		}
 		return listindex.VersionReached(fresh.GetResourceVersion(), written), nil
 	})
 	// The claim index is fed by the same informer, just after the cache's store.
-	if _, ok := obj.(*discov1.Claim); ok && s.claimIndex != nil {
-		s.claimIndex.Await(ctx, key.Namespace, key.Name, written)
+	if _, ok := obj.(*discov1.Claim); ok && k.ClaimIndex != nil {
+		k.ClaimIndex.Await(ctx, key.Namespace, key.Name, written)
 	}
 }
 
-// list reads a list from the cache without deep-copying every object: list handlers only
+// List reads a list from the cache without deep-copying every object: list handlers only
 // read what they list, and copying a project's 100,000 claims per page would dominate the
 // request.
-func (s *Server) list(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	return s.opts.Client.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...)
+func (k *Kit) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return k.Client.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...)
 }

@@ -1,4 +1,4 @@
-package apiserver
+package resource
 
 import (
 	"context"
@@ -46,9 +46,9 @@ func TestAwaitCacheWaitsForTheWrittenVersion(t *testing.T) {
 		{"a cache already past the write", []string{"9"}, "8", 1},
 	} {
 		c := &laggingCache{versions: tc.versions}
-		s := &Server{opts: Options{Client: c}}
+		k := &Kit{Client: c}
 		claim := &discov1.Claim{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "c", ResourceVersion: tc.written}}
-		s.awaitCache(context.Background(), claim)
+		k.AwaitCache(context.Background(), claim)
 		if c.gets != tc.gets {
 			t.Errorf("%s: returned after %d reads of the cache, want %d", tc.name, c.gets, tc.gets)
 		}

@@ -1,10 +1,9 @@
-package apiserver
+package transport
 
 import (
 	"errors"
 	"io"
 	"net/http"
-	"regexp"
 	"time"
 )
 
@@ -36,8 +35,8 @@ const (
 	DefaultUploadTimeout     = time.Hour
 )
 
-// timeouts returns Options.Timeouts with the defaults filled in.
-func (s *Server) timeouts() Timeouts { return s.opts.Timeouts.withDefaults() }
+// Timeouts returns Config.Timeouts with the defaults filled in.
+func (f *Front) Timeouts() Timeouts { return f.cfg.Timeouts.withDefaults() }
 
 func (t Timeouts) withDefaults() Timeouts {
 	def := func(d *time.Duration, v time.Duration) {
@@ -53,16 +52,13 @@ func (t Timeouts) withDefaults() Timeouts {
 	return t
 }
 
-// HTTPServer returns the server every listener of the facade uses, serving h (nil: the
-// facade's Handler): Options.Timeouts' header and idle limits and at most 1 MiB of
-// headers. Request bodies are bounded by Handler and Guard (see bodyDeadlines), so h
-// must be made of them. There is no write timeout: downloads of large artifacts and
+// HTTPServer returns the server every listener of the facade uses, serving h:
+// Config.Timeouts' header and idle limits and at most 1 MiB of headers. Request bodies
+// are bounded by BodyDeadlines (the facade's Handler and Guard use it), so h must be
+// made of them. There is no write timeout: downloads of large artifacts and
 // datasets may take long, and a client that stops reading is bounded by TCP.
-func (s *Server) HTTPServer(addr string, h http.Handler) *http.Server {
-	if h == nil {
-		h = s.handler
-	}
-	t := s.timeouts()
+func (f *Front) HTTPServer(addr string, h http.Handler) *http.Server {
+	t := f.Timeouts()
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
@@ -72,28 +68,24 @@ func (s *Server) HTTPServer(addr string, h http.Handler) *http.Server {
 	}
 }
 
-// uploadPath matches the dataset upload, whose body may be hundreds of megabytes, under
-// /v1 and under the aggregated API's prefix.
-var uploadPath = regexp.MustCompile(`^(/v1|` + regexp.QuoteMeta(aggregatedVersion) + `)/projects/[^/]+/datasets/?$`)
-
-// bodyDeadlines bounds the time a request body may take. Before every read of the body
+// BodyDeadlines bounds the time a request body may take. Before every read of the body
 // the connection's read deadline moves to BodyStall from now, but never past the
-// request's whole-body limit (Timeouts.Body, or Timeouts.Upload for a dataset upload),
+// request's whole-body limit (Timeouts.Body, or Timeouts.Upload for Config.UploadPath),
 // so a client that stops sending, or sends a byte now and then, is cut off while a
 // large upload that keeps moving is not. A read that times out fails with an error
-// requestBodyError answers 408. The deadline is lifted once the body has been read to
+// RequestBodyError answers 408. The deadline is lifted once the body has been read to
 // its end: net/http then reads the connection in the background to notice a client
 // going away, and a deadline there would cancel a handler still working. A body the
 // handler leaves unread gets BodyStall for net/http to discard it after the handler.
-func (s *Server) bodyDeadlines(next http.Handler) http.Handler {
+func (f *Front) BodyDeadlines(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		t := s.timeouts()
+		t := f.Timeouts()
 		limit := t.Body
-		if r.Method == http.MethodPost && uploadPath.MatchString(r.URL.Path) {
+		if r.Method == http.MethodPost && f.cfg.UploadPath.MatchString(r.URL.Path) {
 			limit = t.Upload
 		}
 		b := &deadlineBody{
@@ -111,7 +103,7 @@ func (s *Server) bodyDeadlines(next http.Handler) http.Handler {
 	})
 }
 
-// deadlineBody is a request body whose every read carries a deadline; see bodyDeadlines.
+// deadlineBody is a request body whose every read carries a deadline; see BodyDeadlines.
 type deadlineBody struct {
 	io.ReadCloser
 	rc          *http.ResponseController

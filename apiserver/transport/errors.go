@@ -1,4 +1,9 @@
-package apiserver
+// Package transport is the facade's front door: the middleware every request passes
+// (request ids, panic recovery, body deadlines, rate limits, idempotency, routing), the
+// one error envelope huma and the middleware answer with, operation registration with
+// the documented error statuses, and the HTTP server's timeouts. It knows the caller
+// only through package auth and no resource at all.
+package transport
 
 import (
 	"context"
@@ -11,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-logr/logr"
 
 	"github.com/discolab/disco/apiserver/apierror"
 )
@@ -20,7 +26,8 @@ type apiError = apierror.Error
 // reqEnv is what the outer middleware knows about a request, for code that only sees a
 // context (huma's error hooks are package-level functions).
 type reqEnv struct {
-	server    *Server
+	log       logr.Logger
+	docsBase  string
 	requestID string
 }
 
@@ -35,8 +42,8 @@ func envFrom(ctx context.Context) *reqEnv {
 	return e
 }
 
-// requestID returns the request's id, "" outside a request.
-func requestID(ctx context.Context) string {
+// RequestID returns the request's id, "" outside a request.
+func RequestID(ctx context.Context) string {
 	if e := envFrom(ctx); e != nil {
 		return e.requestID
 	}
@@ -45,11 +52,11 @@ func requestID(ctx context.Context) string {
 
 var hooksOnce sync.Once
 
-// installErrorHooks makes huma build our envelope for every error it raises itself
+// InstallErrorHooks makes huma build our envelope for every error it raises itself
 // (validation, body parsing, size limits, content types, handler errors). The hooks are
 // process-wide variables of huma, so they are set once; they find the request's server
 // through the context.
-func installErrorHooks() {
+func InstallErrorHooks() {
 	hooksOnce.Do(func() {
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 			return fromHuma(nil, status, msg, errs)
@@ -71,7 +78,7 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 	// huma answers a failed read of the body 500 "cannot read request body"; a body the
 	// client cut short or stopped sending is the client's doing (issue 17).
 	for _, e := range errs {
-		if be := requestBodyError(e); be != nil {
+		if be := RequestBodyError(e); be != nil {
 			return be
 		}
 	}
@@ -107,7 +114,7 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 		}
 		return e.With("fields", fields)
 	case http.StatusRequestEntityTooLarge:
-		return apierror.New(status, apierror.CodePayloadTooLarge, "the request body is too large").With("limit_bytes", maxJSONBody)
+		return apierror.New(status, apierror.CodePayloadTooLarge, "the request body is too large").With("limit_bytes", MaxJSONBody)
 	case http.StatusRequestTimeout:
 		return bodyTimeoutError()
 	case http.StatusUnsupportedMediaType:
@@ -117,7 +124,7 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 		if len(errs) > 0 && errs[0] != nil {
 			cause = errs[0]
 		}
-		return internalError(cause) // logged by completeErrors with the request id
+		return apierror.Internal(cause) // logged by CompleteErrors with the request id
 	}
 	return apierror.New(status, codeForStatus(status), "%s", msg)
 }
@@ -183,7 +190,7 @@ func codeForStatus(status int) string {
 	return apierror.CodeValidation
 }
 
-// requestBodyError answers an error met while reading a request body, or returns nil
+// RequestBodyError answers an error met while reading a request body, or returns nil
 // when err is not the client's doing (then it is a server fault, answered 500 and
 // logged). A body over its limit is 413 payload_too_large (http.MaxBytesError); a body
 // whose next bytes did not come in time is 408 request_timeout, with Connection: close
@@ -191,7 +198,7 @@ func codeForStatus(status int) string {
 // chunked framing or lost its connection is 400 malformed_request. None of these is
 // logged as a failure of the service (issue 17). Handlers that read the body
 // themselves (dataset upload, forms) call it on every read error.
-func requestBodyError(err error) *apiError {
+func RequestBodyError(err error) *apiError {
 	if err == nil {
 		return nil
 	}
@@ -222,24 +229,25 @@ func bodyTimeoutError() *apiError {
 		WithHeader("Connection", "close")
 }
 
-// internalError hides cause from the client; it is logged with the request id.
-func internalError(cause error) *apiError {
-	return apierror.Internal(cause)
-}
-
 func logInternal(ctx context.Context, e *apiError) {
 	env := envFrom(ctx)
 	if env == nil {
 		return
 	}
-	env.server.log.Error(e.Unwrap(), "internal error", "request_id", env.requestID)
+	env.log.Error(e.Unwrap(), "internal error", "request_id", env.requestID)
 }
 
-// completeErrors is a huma transformer: it fills request_id and documentation_url of
-// every error body, sets the error's own headers (huma sets them only for errors a
-// handler returns, not for those it raises itself, such as a body read timeout), and
-// logs internal errors with the request id.
-func (s *Server) completeErrors(ctx huma.Context, status string, v any) (any, error) {
+// CompleteErrors is a huma transformer: it fills request_id and documentation_url
+// (under docsBase) of every error body, sets the error's own headers (huma sets them only
+// for errors a handler returns, not for those it raises itself, such as a body read
+// timeout), and logs internal errors with the request id.
+func CompleteErrors(docsBase string) huma.Transformer {
+	return func(ctx huma.Context, status string, v any) (any, error) {
+		return completeError(ctx, docsBase, v)
+	}
+}
+
+func completeError(ctx huma.Context, docsBase string, v any) (any, error) {
 	ae, ok := v.(*apiError)
 	if !ok {
 		return v, nil
@@ -255,14 +263,23 @@ func (s *Server) completeErrors(ctx huma.Context, status string, v any) (any, er
 	if ae.GetStatus() >= 500 && ae.Unwrap() != nil {
 		logInternal(ctx.Context(), ae)
 	}
-	apierror.Complete(ae, requestID(ctx.Context()), s.docsBase)
+	apierror.Complete(ae, RequestID(ctx.Context()), docsBase)
 	return ae, nil
 }
 
-// fail writes e as the envelope outside huma.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
+// Fail writes e as the envelope outside huma, for middleware and handlers that work on
+// the raw request; the documentation links are under the base RequestIDs was given.
+func Fail(w http.ResponseWriter, r *http.Request, e *apiError) {
 	if e.GetStatus() >= 500 && e.Unwrap() != nil {
 		logInternal(r.Context(), e)
 	}
-	apierror.Write(w, e, requestID(r.Context()), s.docsBase)
+	docsBase := ""
+	if env := envFrom(r.Context()); env != nil {
+		docsBase = env.docsBase
+	}
+	apierror.Write(w, e, RequestID(r.Context()), docsBase)
 }
+
+// MaxJSONBody bounds every JSON request body; the largest legitimate one (a run
+// submission with 64 constraints) is a few tens of kilobytes.
+const MaxJSONBody = 1 << 20

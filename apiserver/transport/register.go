@@ -1,4 +1,4 @@
-package apiserver
+package transport
 
 import (
 	"context"
@@ -12,24 +12,26 @@ import (
 	"github.com/discolab/disco/apiserver/auth"
 )
 
-// Operation metadata keys read by the huma middlewares.
+// Operation metadata keys read by the huma middlewares (the scope keys are auth's).
 const (
-	metaScope       = "scope"
-	metaPublic      = "public"
-	metaDeprecation = "deprecation"
+	MetaDeprecation = "deprecation"
+	// metaErrors holds the error statuses an operation documents (FinishOpenAPI).
+	metaErrors = "errors"
 )
 
-// deprecationInfo marks an operation as deprecated: the deprecation middleware sends
-// Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the migration guide.
-type deprecationInfo struct {
+// Deprecation marks an operation as deprecated (Metadata[MetaDeprecation]): the
+// AnnounceDeprecation middleware sends Deprecation (RFC 9745), Sunset (RFC 8594) and a
+// Link to the migration guide.
+type Deprecation struct {
 	Since  time.Time
 	Sunset time.Time
 	Guide  string
 }
 
-// register adds an operation requiring scope ("" for public operations), with the error
-// responses every operation can give documented in OpenAPI.
-func register[I, O any](s *Server, op huma.Operation, scope string, h func(context.Context, *I) (*O, error)) {
+// Register adds an operation to api (the facade's huma API or a group of it) requiring
+// scope ("" for public operations), with the error responses every operation can give
+// documented in OpenAPI.
+func Register[I, O any](api huma.API, op huma.Operation, scope string, h func(context.Context, *I) (*O, error)) {
 	if op.Metadata == nil {
 		op.Metadata = map[string]any{}
 	}
@@ -40,15 +42,15 @@ func register[I, O any](s *Server, op huma.Operation, scope string, h func(conte
 		errs = append(errs, http.StatusRequestTimeout, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if scope == "" {
-		op.Metadata[metaPublic] = true
+		op.Metadata[auth.MetaPublic] = true
 		op.Security = []map[string][]string{}
 	} else {
-		op.Metadata[metaScope] = scope
+		op.Metadata[auth.MetaScope] = scope
 		op.Security = []map[string][]string{{"bearer": {scope}}, {"oauth2": {scope}}}
 		op.Description += "\n\nRequires the scope `" + scope + "`."
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
 	}
-	if _, ok := op.Metadata[metaDeprecation].(deprecationInfo); ok {
+	if _, ok := op.Metadata[MetaDeprecation].(Deprecation); ok {
 		op.Deprecated = true
 	}
 	for _, e := range errs {
@@ -57,16 +59,16 @@ func register[I, O any](s *Server, op huma.Operation, scope string, h func(conte
 		}
 	}
 	slices.Sort(op.Errors)
-	s.declared[op.OperationID] = slices.Clone(op.Errors)
+	op.Metadata[metaErrors] = slices.Clone(op.Errors)
 	if op.MaxBodyBytes == 0 {
-		op.MaxBodyBytes = maxJSONBody
+		op.MaxBodyBytes = MaxJSONBody
 	}
-	huma.Register(s.api, op, h)
+	huma.Register(api, op, h)
 }
 
-// deprecation is the huma middleware that announces deprecated operations.
-func (s *Server) deprecation(ctx huma.Context, next func(huma.Context)) {
-	if d, ok := ctx.Operation().Metadata[metaDeprecation].(deprecationInfo); ok {
+// AnnounceDeprecation is the huma middleware that announces deprecated operations.
+func AnnounceDeprecation(ctx huma.Context, next func(huma.Context)) {
+	if d, ok := ctx.Operation().Metadata[MetaDeprecation].(Deprecation); ok {
 		ctx.SetHeader("Deprecation", "@"+strconv.FormatInt(d.Since.Unix(), 10))
 		ctx.SetHeader("Sunset", d.Sunset.UTC().Format(http.TimeFormat))
 		if d.Guide != "" {
@@ -76,10 +78,11 @@ func (s *Server) deprecation(ctx huma.Context, next func(huma.Context)) {
 	next(ctx)
 }
 
-// finishOpenAPI documents what the outer middleware adds to every response: the
-// rate-limit headers, the request id, and Retry-After on 429.
-func (s *Server) finishOpenAPI() {
-	oapi := s.api.OpenAPI()
+// FinishOpenAPI documents what the outer middleware adds to every response: the
+// rate-limit headers, the request id, and Retry-After on 429. Call it once every
+// operation is registered.
+func FinishOpenAPI(api huma.API) {
+	oapi := api.OpenAPI()
 	intSchema := &huma.Schema{Type: "integer"}
 	common := map[string]*huma.Param{
 		"X-RateLimit-Limit":     {Description: "Requests allowed per minute in the caller's bucket.", Schema: intSchema},
@@ -94,7 +97,8 @@ func (s *Server) finishOpenAPI() {
 			}
 			// huma documents 422 for its validation failures; the facade answers those with
 			// 400, so 422 stays only where an operation really gives it.
-			if !slices.Contains(s.declared[op.OperationID], http.StatusUnprocessableEntity) {
+			declared, _ := op.Metadata[metaErrors].([]int)
+			if !slices.Contains(declared, http.StatusUnprocessableEntity) {
 				delete(op.Responses, "422")
 			}
 			for code, resp := range op.Responses {
@@ -112,23 +116,5 @@ func (s *Server) finishOpenAPI() {
 				}
 			}
 		}
-	}
-}
-
-func scopeDescriptions() map[string]string {
-	return map[string]string{
-		auth.ProjectsRead:  "Read projects and campaigns",
-		auth.ProjectsWrite: "Create and change projects and campaigns",
-		auth.DatasetsRead:  "Read datasets and their profiles",
-		auth.DatasetsWrite: "Upload datasets",
-		auth.RunsRead:      "Read runs, their status, results and artifacts",
-		auth.RunsWrite:     "Submit and cancel runs",
-		auth.ClaimsRead:    "Read claims",
-		auth.ClaimsWrite:   "Promote and demote claims",
-		auth.LedgerRead:    "Read and verify the Evidence Ledger",
-		auth.WebhooksWrite: "Manage webhook registrations and deliveries",
-		auth.APIKeysWrite:  "Manage API keys",
-
-		auth.GovernanceWrite: "Change the governance of projects and campaigns: promotion ceiling, Truth Dial threshold, negative controls, auto-promotion",
 	}
 }

@@ -1,4 +1,4 @@
-package apiserver
+package transport
 
 import (
 	"testing"
@@ -8,14 +8,14 @@ import (
 
 // FuzzTextProblem: whatever a client sends as a name, the validator either refuses it or
 // accepts a valid UTF-8 string with no control and no bidi formatting character (issue 17).
-// `go test` runs the seeds; `go test -fuzz FuzzTextProblem ./apiserver/` explores.
+// `go test` runs the seeds; `go test -fuzz FuzzTextProblem ./apiserver/transport/` explores.
 func FuzzTextProblem(f *testing.F) {
 	for _, s := range []string{"signalling", "a\x00b", "invoice\u202Egnp.exe", "\xff\xfe", "tab\there", "line\nbreak", "\u2066isolate\u2069", "\u061C", "日本語"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, multiline bool) {
-		if textProblem(s, multiline) != "" {
+		if TextProblem(s, multiline) != "" {
 			return
 		}
 		if !utf8.ValidString(s) {

@@ -1,4 +1,4 @@
-package apiserver
+package auth
 
 import (
 	"context"
@@ -8,121 +8,110 @@ import (
 	"sync"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
-	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
 
-// tenant is what the facade needs of a Tenant object.
-type tenant struct {
-	ID        string
-	Namespace string
-	Tier      discov1.TenantTier
-	Groups    []string
+// Getter reads one object: the facade's cache, falling back to the API server.
+type Getter func(ctx context.Context, key client.ObjectKey, obj client.Object) error
+
+// Authenticator resolves a request's Bearer credential (API key or OAuth session token)
+// into its Caller.
+type Authenticator struct {
+	store    *store.Store
+	sessions *oauth.Provider
+	now      func() time.Time
+	get      Getter
+	keys     *keyCache
 }
 
-type callerKey struct{}
-
-// caller is the authenticated principal with its tenant, or the reason authentication
-// failed (a request with a bad credential continues anonymously, so unknown routes still
-// answer 404 and public routes still work; operations that need a credential answer the
-// recorded failure).
-type caller struct {
-	principal *auth.Principal
-	tenant    *tenant
-	failure   *apiError
+// NewAuthenticator checks API keys against st, session tokens against sessions, and
+// reads Tenant objects with get.
+func NewAuthenticator(st *store.Store, sessions *oauth.Provider, now func() time.Time, get Getter) *Authenticator {
+	return &Authenticator{store: st, sessions: sessions, now: now, get: get, keys: newKeyCache()}
 }
 
-func contextWithCaller(ctx context.Context, c *caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
+// Forget drops every cached copy of the API key with that id, so its revocation or roll
+// takes effect at once in this replica.
+func (a *Authenticator) Forget(keyID string) { a.keys.forget(keyID) }
 
-func callerFrom(ctx context.Context) *caller {
-	c, _ := ctx.Value(callerKey{}).(*caller)
-	if c == nil {
-		return &caller{}
-	}
-	return c
-}
-
-// authenticate resolves the Authorization header.
-func (s *Server) authenticate(next http.Handler) http.Handler {
+// Middleware resolves the Authorization header into the request's Caller.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := callerFrom(r.Context())
-		if c.principal == nil && c.failure == nil { // the aggregated path may have set one already
-			c = s.resolveCredential(r)
+		c := CallerFrom(r.Context())
+		if c.Principal == nil && c.Failure == nil { // the aggregated path may have set one already
+			c = a.resolveCredential(r)
 		}
-		ctx := context.WithValue(r.Context(), callerKey{}, c)
-		if c.principal != nil {
-			ctx = auth.WithPrincipal(ctx, c.principal)
+		ctx := WithCaller(r.Context(), c)
+		if c.Principal != nil {
+			ctx = WithPrincipal(ctx, c.Principal)
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-func (s *Server) resolveCredential(r *http.Request) *caller {
+func (a *Authenticator) resolveCredential(r *http.Request) *Caller {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return &caller{}
+		return &Caller{}
 	}
 	scheme, cred, ok := strings.Cut(h, " ")
 	cred = strings.TrimSpace(cred)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || cred == "" {
-		return &caller{failure: apierror.Unauthenticated("malformed", "the Authorization header must be \"Bearer <credential>\"")}
+		return &Caller{Failure: apierror.Unauthenticated("malformed", "the Authorization header must be \"Bearer <credential>\"")}
 	}
 	var (
-		p   *auth.Principal
-		err *apiError
+		p   *Principal
+		err *apierror.Error
 	)
 	switch {
 	case strings.HasPrefix(cred, store.APIKeyPrefix):
-		p, err = s.apiKeyPrincipal(r.Context(), cred)
+		p, err = a.apiKeyPrincipal(r.Context(), cred)
 	case strings.HasPrefix(cred, oauth.AccessPrefix):
-		p, err = s.sessionPrincipal(r.Context(), cred)
+		p, err = a.sessionPrincipal(r.Context(), cred)
 	default:
 		err = apierror.Unauthenticated("malformed", "the credential is neither an API key (disco_key_...) nor a session token (disco_session_...)")
 	}
 	if err != nil {
-		return &caller{failure: err}
+		return &Caller{Failure: err}
 	}
-	t, terr := s.tenantByID(r.Context(), p.TenantID)
+	t, terr := a.tenantByID(r.Context(), p.TenantID)
 	if terr != nil {
-		return &caller{failure: terr}
+		return &Caller{Failure: terr}
 	}
-	return &caller{principal: p, tenant: t}
+	return &Caller{Principal: p, Tenant: t}
 }
 
 // apiKeyPrincipal checks an API key: format and checksum first (no database hit for a
 // mistyped or made-up key), then the SHA-256 lookup, then revocation, expiry and roll
 // grace.
-func (s *Server) apiKeyPrincipal(ctx context.Context, plaintext string) (*auth.Principal, *apiError) {
+func (a *Authenticator) apiKeyPrincipal(ctx context.Context, plaintext string) (*Principal, *apierror.Error) {
 	if !store.ValidAPIKeyFormat(plaintext) {
 		return nil, apierror.Unauthenticated("malformed", "the API key is malformed (wrong length, alphabet or checksum)")
 	}
 	hash := store.HashAPIKey(plaintext)
-	k, err := s.keys.get(hash, func() (store.APIKey, error) { return s.opts.Store.APIKeyByHash(ctx, hash) })
+	k, err := a.keys.get(hash, func() (store.APIKey, error) { return a.store.APIKeyByHash(ctx, hash) })
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierror.Unauthenticated("invalid", "the API key is not valid")
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
-	now := s.now()
+	now := a.now()
 	switch {
 	case k.RevokedAt != nil && !now.Before(*k.RevokedAt):
 		return nil, apierror.Unauthenticated("revoked", "the API key has been revoked")
 	case !k.ActiveAt(now):
 		return nil, apierror.Unauthenticated("expired", "the API key has expired")
 	}
-	return &auth.Principal{
-		Kind:         auth.KindAPIKey,
+	return &Principal{
+		Kind:         KindAPIKey,
 		TenantID:     k.TenantID,
 		Actor:        k.ID,
 		CredentialID: k.ID,
@@ -131,54 +120,34 @@ func (s *Server) apiKeyPrincipal(ctx context.Context, plaintext string) (*auth.P
 	}, nil
 }
 
+// sessionPrincipal checks an OAuth session token.
+func (a *Authenticator) sessionPrincipal(ctx context.Context, token string) (*Principal, *apierror.Error) {
+	id, err := a.sessions.Introspect(ctx, token)
+	switch {
+	case errors.Is(err, oauth.ErrExpiredToken):
+		return nil, apierror.Unauthenticated("expired", "the session token has expired; refresh it")
+	case err != nil:
+		return nil, apierror.Unauthenticated("invalid", "the session token is not valid")
+	}
+	return &Principal{
+		Kind: KindSession, TenantID: id.TenantID, Actor: id.UserID, CredentialID: id.GrantID, Scopes: id.Scopes,
+	}, nil
+}
+
 // tenantByID reads the Tenant object (cluster-scoped, named after the id).
-func (s *Server) tenantByID(ctx context.Context, id string) (*tenant, *apiError) {
+func (a *Authenticator) tenantByID(ctx context.Context, id string) (*Tenant, *apierror.Error) {
 	if !ids.Valid(ids.Tenant, id) {
 		return nil, apierror.Unauthenticated("invalid", "the credential's tenant is unknown")
 	}
 	var t discov1.Tenant
-	err := s.get(ctx, client.ObjectKey{Name: ids.ToName(id)}, &t)
+	err := a.get(ctx, client.ObjectKey{Name: ids.ToName(id)}, &t)
 	if apierrors.IsNotFound(err) {
 		return nil, apierror.Unauthenticated("invalid", "the credential's tenant no longer exists")
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, apierror.Internal(err)
 	}
-	return tenantOf(&t), nil
-}
-
-func tenantOf(t *discov1.Tenant) *tenant {
-	ns := t.Status.Namespace
-	if ns == "" {
-		ns = t.Spec.Namespace
-	}
-	if ns == "" {
-		ns = "disco-" + t.Name
-	}
-	tier := t.Spec.Tier
-	if tier == "" {
-		tier = discov1.TenantTierFree
-	}
-	return &tenant{ID: ids.FromName(t.Name), Namespace: ns, Tier: tier, Groups: t.Spec.Groups}
-}
-
-// authorize is the huma middleware that enforces each operation's credential and scope.
-func (s *Server) authorize(ctx huma.Context, next func(huma.Context)) {
-	op := ctx.Operation()
-	if public, _ := op.Metadata[metaPublic].(bool); public {
-		next(ctx)
-		return
-	}
-	c := callerFrom(ctx.Context())
-	if c.principal == nil {
-		s.writeErr(ctx, c.refusal())
-		return
-	}
-	if scope, _ := op.Metadata[metaScope].(string); scope != "" && !c.principal.Has(scope) {
-		s.writeErr(ctx, apierror.InsufficientScope(scope))
-		return
-	}
-	next(ctx)
+	return TenantOf(&t), nil
 }
 
 // keyCache keeps recently used API keys for a few seconds, so authenticated traffic does

@@ -1,4 +1,4 @@
-package apiserver
+package resource
 
 import (
 	"errors"
@@ -14,8 +14,8 @@ import (
 	"github.com/discolab/disco/apiserver/pagination"
 )
 
-// listPage is the contract's list response.
-type listPage[T any] struct {
+// ListPage is the contract's list response.
+type ListPage[T any] struct {
 	Object     string `json:"object" enum:"list" doc:"Always \"list\"."`
 	Data       []T    `json:"data"`
 	HasMore    bool   `json:"has_more" doc:"Whether another page follows."`
@@ -23,8 +23,9 @@ type listPage[T any] struct {
 	TotalCount *int   `json:"total_count,omitempty" doc:"Number of items matching the filters, over all pages (absent where not available)."`
 }
 
-type listOutput[T any] struct {
-	Body listPage[T]
+// ListOutput is a list operation's response.
+type ListOutput[T any] struct {
+	Body ListPage[T]
 }
 
 // PageParams are the query parameters every list takes; sort is declared per list
@@ -35,18 +36,18 @@ type PageParams struct {
 	Order  string `query:"order" enum:"asc,desc" doc:"Sort order; default desc (newest first) for created_at, asc otherwise."`
 }
 
-// paginate sorts and pages items, converting the page to wire form.
-func paginate[T, W any](s *Server, items []T, spec pagination.Spec[T], p PageParams, sortField, filter string, conv func(T) W) (*listOutput[W], error) {
-	page, err := pagination.Paginate(s.cursors, items, spec, pageRequest(spec, p, sortField, filter))
+// Paginate sorts and pages items, converting the page to wire form.
+func Paginate[T, W any](k *Kit, items []T, spec pagination.Spec[T], p PageParams, sortField, filter string, conv func(T) W) (*ListOutput[W], error) {
+	page, err := pagination.Paginate(k.Cursors, items, spec, PageRequest(spec, p, sortField, filter))
 	if err != nil {
-		return nil, paginationError(err)
+		return nil, PaginationError(err)
 	}
-	return pageOutput(page, conv), nil
+	return PageOutput(page, conv), nil
 }
 
-// pageRequest builds a pagination request: without an order and a cursor, the default sort
+// PageRequest builds a pagination request: without an order and a cursor, the default sort
 // runs in its default order and any other sort ascending.
-func pageRequest[T any](spec pagination.Spec[T], p PageParams, sortField, filter string) pagination.Request {
+func PageRequest[T any](spec pagination.Spec[T], p PageParams, sortField, filter string) pagination.Request {
 	req := pagination.Request{Limit: p.Limit, Cursor: p.Cursor, Sort: sortField, Order: p.Order, Filter: filter}
 	if req.Order == "" && req.Cursor == "" {
 		if sortField == "" || sortField == spec.DefaultSort {
@@ -58,8 +59,8 @@ func pageRequest[T any](spec pagination.Spec[T], p PageParams, sortField, filter
 	return req
 }
 
-// paginationError maps pagination's errors to the contract's 400s.
-func paginationError(err error) error {
+// PaginationError maps pagination's errors to the contract's 400s.
+func PaginationError(err error) error {
 	var pe *pagination.Error
 	if errors.As(err, &pe) {
 		if pe.Param == "cursor" {
@@ -68,20 +69,20 @@ func paginationError(err error) error {
 		}
 		return apierror.Invalid("query."+pe.Param, pe.Message)
 	}
-	return internalError(err)
+	return apierror.Internal(err)
 }
 
-// pageOutput converts a page into the contract's list body.
-func pageOutput[T, W any](page pagination.Page[T], conv func(T) W) *listOutput[W] {
-	out := &listOutput[W]{Body: listPage[W]{Object: "list", Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.Total}}
+// PageOutput converts a page into the contract's list body.
+func PageOutput[T, W any](page pagination.Page[T], conv func(T) W) *ListOutput[W] {
+	out := &ListOutput[W]{Body: ListPage[W]{Object: "list", Data: make([]W, 0, len(page.Items)), HasMore: page.HasMore, NextCursor: page.NextCursor, TotalCount: &page.Total}}
 	for _, it := range page.Items {
 		out.Body.Data = append(out.Body.Data, conv(it))
 	}
 	return out
 }
 
-// filterKey canonicalises a list's filters so a cursor only continues its own list.
-func filterKey(kv ...string) string {
+// FilterKey canonicalises a list's filters so a cursor only continues its own list.
+func FilterKey(kv ...string) string {
 	var parts []string
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] != "" {
@@ -92,16 +93,17 @@ func filterKey(kv ...string) string {
 	return strings.Join(parts, "&")
 }
 
-// createdKey sorts by creation time. Kubernetes creation timestamps have one-second
+// CreatedKey sorts by creation time. Kubernetes creation timestamps have one-second
 // resolution, so ties are common; the id breaks them.
-func createdKey(o client.Object) pagination.Key {
+func CreatedKey(o client.Object) pagination.Key {
 	return pagination.Time(o.GetCreationTimestamp().Time)
 }
 
-// utc returns t in UTC, the contract's zone.
-func utc(t metav1.Time) time.Time { return t.UTC() }
+// UTC returns t in UTC, the contract's zone.
+func UTC(t metav1.Time) time.Time { return t.UTC() }
 
-func utcPtr(t *metav1.Time) *time.Time {
+// UTCPtr returns t in UTC, nil for an unset time.
+func UTCPtr(t *metav1.Time) *time.Time {
 	if t == nil || t.IsZero() {
 		return nil
 	}

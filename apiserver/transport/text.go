@@ -1,4 +1,4 @@
-package apiserver
+package transport
 
 import (
 	"fmt"
@@ -9,33 +9,33 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 )
 
-// textField is one human-readable string of a request: a name shown in lists and
+// TextField is one human-readable string of a request: a name shown in lists and
 // consoles, or a free-text description.
-type textField struct {
+type TextField struct {
 	field     string // path of the field in the request, e.g. body.name
 	value     string
 	multiline bool // descriptions may hold tabs and line breaks; names may not
 }
 
-// nameText is a name: one line of visible text.
-func nameText(field, value string) textField { return textField{field: field, value: value} }
+// NameText is a name: one line of visible text.
+func NameText(field, value string) TextField { return TextField{field: field, value: value} }
 
-// proseText is a description: text that may span lines.
-func proseText(field, value string) textField {
-	return textField{field: field, value: value, multiline: true}
+// ProseText is a description: text that may span lines.
+func ProseText(field, value string) TextField {
+	return TextField{field: field, value: value, multiline: true}
 }
 
-// checkText refuses human-readable strings that do not display as what they are (issue
+// CheckText refuses human-readable strings that do not display as what they are (issue
 // 17): invalid UTF-8; C0 and C1 control characters (unicode.IsControl: U+0000–U+001F,
 // U+007F–U+009F), of which a description may hold only tab, line feed and carriage
 // return; and the bidirectional formatting characters of Unicode's Bidi_Control property
 // (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069; UAX #9), which reorder how the
 // text around them is shown (the "Trojan Source" attack, CVE-2021-42574). Every bad
 // field is listed in details.fields of one 400 validation_error; nil when all are fine.
-func checkText(fields ...textField) error {
+func CheckText(fields ...TextField) error {
 	var bad []apierror.Field
 	for _, f := range fields {
-		if msg := textProblem(f.value, f.multiline); msg != "" {
+		if msg := TextProblem(f.value, f.multiline); msg != "" {
 			bad = append(bad, apierror.Field{Field: f.field, Message: msg})
 		}
 	}
@@ -45,8 +45,8 @@ func checkText(fields ...textField) error {
 	return apierror.New(http.StatusBadRequest, apierror.CodeValidation, "%s: %s", bad[0].Field, bad[0].Message).With("fields", bad)
 }
 
-// textProblem says what is wrong with s, or "" when nothing is.
-func textProblem(s string, multiline bool) string {
+// TextProblem says what is wrong with s, or "" when nothing is.
+func TextProblem(s string, multiline bool) string {
 	if !utf8.ValidString(s) {
 		return "must be valid UTF-8"
 	}

@@ -1,4 +1,4 @@
-package apiserver
+package transport
 
 import (
 	"bytes"
@@ -25,43 +25,43 @@ const maxReplayBody = 1 << 20
 // replayHeaders are the response headers stored with a response and sent again on replay.
 var replayHeaders = []string{"Content-Type", "Location", "Deprecation", "Sunset", "Link"}
 
-// idempotency implements the Idempotency-Key header on POST: the first response to a key
+// Idempotency implements the Idempotency-Key header on POST: the first response to a key
 // is stored with the SHA-256 of the request body; a repeat with the same body gets that
 // response again (Idempotent-Replayed: true), with a different body 409
 // idempotency_key_reused. Keys are per tenant and principal (see idempotencyPrincipal).
 // While the first request is still running a repeat gets 409 idempotency_key_in_flight
 // rather than a second execution.
-func (s *Server) idempotency(next http.Handler) http.Handler {
+func (f *Front) Idempotency(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
-		c := callerFrom(r.Context())
-		if r.Method != http.MethodPost || key == "" || c.tenant == nil || c.principal == nil {
+		c := auth.CallerFrom(r.Context())
+		if r.Method != http.MethodPost || key == "" || c.Tenant == nil || c.Principal == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
 		if len(key) > 255 || strings.ContainsFunc(key, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
-			s.fail(w, r, apierror.Invalid("header.Idempotency-Key", "must be 1 to 255 visible ASCII characters"))
+			Fail(w, r, apierror.Invalid("header.Idempotency-Key", "must be 1 to 255 visible ASCII characters"))
 			return
 		}
-		tenantID, principal := c.tenant.ID, idempotencyPrincipal(c.principal)
+		tenantID, principal := c.Tenant.ID, idempotencyPrincipal(c.Principal)
 		lockKey := tenantID + "\x00" + principal + "\x00" + key
-		if !s.idem.tryLock(lockKey) {
-			s.fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyInFlight,
+		if !f.idem.tryLock(lockKey) {
+			Fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed"))
 			return
 		}
-		defer s.idem.unlock(lockKey)
+		defer f.idem.unlock(lockKey)
 
-		rec, err := s.opts.Store.GetIdempotent(r.Context(), tenantID, principal, key)
+		rec, err := f.cfg.Store.GetIdempotent(r.Context(), tenantID, principal, key)
 		switch {
 		case err == nil:
 			sum, err := bodyDigest(r)
 			if err != nil {
-				s.fail(w, r, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "could not read the request body"))
+				Fail(w, r, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "could not read the request body"))
 				return
 			}
 			if sum != rec.BodySHA256 || rec.Method != r.Method || rec.Path != r.URL.Path {
-				s.fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyReused,
+				Fail(w, r, apierror.New(http.StatusConflict, apierror.CodeIdempotencyReused,
 					"this Idempotency-Key was already used with a different request").With("idempotency_key", key))
 				return
 			}
@@ -74,7 +74,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			_, _ = w.Write(rec.Body)
 			return
 		case !errors.Is(err, store.ErrNotFound):
-			s.fail(w, r, internalError(err))
+			Fail(w, r, apierror.Internal(err))
 			return
 		}
 
@@ -88,7 +88,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 		if rw.status >= 500 || rw.status == http.StatusTooManyRequests || rw.status == 0 || rw.overflow {
 			return
 		}
-		if n, _ := io.Copy(io.Discard, io.LimitReader(hr, maxJSONBody)); n == maxJSONBody || !hr.eof {
+		if n, _ := io.Copy(io.Discard, io.LimitReader(hr, MaxJSONBody)); n == MaxJSONBody || !hr.eof {
 			return
 		}
 		header := http.Header{}
@@ -97,13 +97,13 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 				header.Set(k, v)
 			}
 		}
-		err = s.opts.Store.PutIdempotent(r.Context(), store.IdempotencyRecord{
+		err = f.cfg.Store.PutIdempotent(r.Context(), store.IdempotencyRecord{
 			TenantID: tenantID, Principal: principal, Key: key, Method: r.Method, Path: r.URL.Path,
 			BodySHA256: hr.h.sum(),
 			Status:     rw.status, Header: header, Body: rw.body.Bytes(),
 		})
 		if err != nil && !errors.Is(err, store.ErrConflict) {
-			s.log.Error(err, "storing idempotency record", "request_id", requestID(r.Context()))
+			f.cfg.Log.Error(err, "storing idempotency record", "request_id", RequestID(r.Context()))
 		}
 	})
 }
