@@ -90,7 +90,7 @@ func simulate(pieces []segment, states int, rhs func(z, dx []float64)) Simulatio
 		radius := autoRadius(n)
 		x0s := make([][]float64, states)
 		for j := range states {
-			x0s[j], _ = LocalPolynomial(p.t, p.column(j), radius, 2)
+			x0s[j], _ = LocalPolynomial(p.t, p.column(j), radius, localDegree)
 		}
 		spacing = append(spacing, (p.t[n-1]-p.t[0])/float64(n-1))
 		for q := range startsPerPiece {

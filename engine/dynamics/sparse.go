@@ -304,22 +304,34 @@ func (p normal) candidates(cost []float64, n float64) [][]int {
 		add(S)
 	}
 	// backward: dropping term x of S raises the residual by w_x²/(A_S⁻¹)_xx;
-	// each step drops the term whose loss raises the criterion least
-	S = slices.Clone(full)
-	for len(S) > 1 {
-		inv, w, ok := p.inverse(S)
-		if !ok {
-			break
-		}
-		rss := p.rss(S, w)
-		best, bestCrit := -1, math.Inf(1)
-		for x, j := range S {
-			if c := crit(rss+w[x]*w[x]/inv[x*len(S)+x], -cost[j]); c < bestCrit {
-				best, bestCrit = x, c
+	// each step drops the term whose loss raises the criterion least. It
+	// runs from the full library and from every smaller support found so
+	// far: with exactly dependent terms (S·I = I − I² − I·R when
+	// S + I + R = 1) a forward path can reach an exact fit through a
+	// detour, and pruning that fit finds the simplest exact one.
+	backward := func(S []int) {
+		S = slices.Clone(S)
+		for len(S) > 1 {
+			inv, w, ok := p.inverse(S)
+			if !ok {
+				break
 			}
+			rss := p.rss(S, w)
+			best, bestCrit := -1, math.Inf(1)
+			for x, j := range S {
+				if c := crit(rss+w[x]*w[x]/inv[x*len(S)+x], -cost[j]); c < bestCrit {
+					best, bestCrit = x, c
+				}
+			}
+			S = slices.Delete(S, best, best+1)
+			add(S)
 		}
-		S = slices.Delete(S, best, best+1)
-		add(S)
+	}
+	backward(full)
+	for _, S := range slices.Clone(out) {
+		if len(S) > 2 && len(S) <= maxForward {
+			backward(S)
+		}
 	}
 	return out
 }
@@ -382,7 +394,7 @@ const folds = 5
 // below which a fit counts as exact: the weak-form quadrature and the
 // normal equations cannot resolve less, so differences below it say nothing
 // about the terms.
-const exactShare = 1e-9
+const exactShare = 1e-6
 
 // selectSupport chooses the support of one state from the chunks idx: the
 // candidates come from the fit on all of idx; each is scored by K-fold
