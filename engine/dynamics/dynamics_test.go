@@ -146,6 +146,7 @@ func TestDiscoverRecoversKnownSystems(t *testing.T) {
 	}{
 		{"lotka_volterra", lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}}},
 		{"linear3", linear3, [][]float64{{1, 0, 0}, {0, 1, 1}, {-1, 0.5, 2}, {0.5, -1, -1}}},
+		{"lorenz", lorenz, [][]float64{{-8, 7, 27}, {5, -3, 20}, {1, 1, 15}, {-10, -12, 30}}},
 	}
 	for _, c := range cases {
 		for _, noise := range []float64{0, 0.01} {
@@ -282,4 +283,35 @@ func ones(m int) []float64 {
 		out[i] = 1
 	}
 	return out
+}
+
+// TestSimulationEvidence checks the simulation half of the acceptance
+// rule on held-out Lotka–Volterra data: the true system passes, the
+// persistence model ẋ = 0 and a system with a wrong coefficient do not.
+func TestSimulationEvidence(t *testing.T) {
+	d := sample(t, lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}}, grid(300, 0.05), 0.01, 11)
+	segs, err := d.segments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]struct {
+		rhs  func(z, dx []float64)
+		pass bool
+	}{
+		"truth":       {func(z, dx []float64) { lotkaVolterra.f(z, dx) }, true},
+		"persistence": {func(_, dx []float64) { clear(dx) }, false},
+		"wrong rate": {func(z, dx []float64) {
+			lotkaVolterra.f(z, dx)
+			dx[0] += 0.6 * z[0] // growth rate 1.6 instead of 1
+		}, false},
+	}
+	for name, m := range models {
+		sim := simulate(segs, 2, m.rhs)
+		if sim.Passed != m.pass {
+			t.Errorf("%s: passed = %v, want %v (horizon %.3g, persistence %.3g)", name, sim.Passed, m.pass, sim.Horizon, sim.PersistenceHorizon)
+		}
+		if sim.Segments != 2*startsPerPiece {
+			t.Errorf("%s: %d segments, want %d", name, sim.Segments, 2*startsPerPiece)
+		}
+	}
 }

@@ -88,9 +88,12 @@ func simulate(pieces []segment, states int, rhs func(z, dx []float64)) Simulatio
 	for _, p := range pieces {
 		n := len(p.t)
 		radius := autoRadius(n)
+		// the initial conditions come from short quartic fits: a window as
+		// wide as the regression's would bend fast oscillations (Lorenz) and
+		// start every simulation off the trajectory
 		x0s := make([][]float64, states)
 		for j := range states {
-			x0s[j], _ = LocalPolynomial(p.t, p.column(j), radius, localDegree)
+			x0s[j], _ = LocalPolynomial(p.t, p.column(j), max(radius/4, minRadius), localDegree)
 		}
 		spacing = append(spacing, (p.t[n-1]-p.t[0])/float64(n-1))
 		for q := range startsPerPiece {

@@ -28,6 +28,16 @@ var lotkaVolterra = system{
 	truth: []map[string]float64{{"x": 1, "x*y": -0.5}, {"x*y": 0.25, "y": -0.75}},
 }
 
+var lorenz = system{
+	names: []string{"x", "y", "z"},
+	f: func(x, dx []float64) {
+		dx[0] = 10 * (x[1] - x[0])
+		dx[1] = x[0]*(28-x[2]) - x[1]
+		dx[2] = x[0]*x[1] - 8.0/3*x[2]
+	},
+	truth: []map[string]float64{{"x": -10, "y": 10}, {"x": 28, "y": -1, "x*z": -1}, {"z": -8.0 / 3, "x*y": 1}},
+}
+
 var linear3 = system{
 	names: []string{"x", "y", "z"},
 	f: func(x, dx []float64) {

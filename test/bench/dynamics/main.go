@@ -393,7 +393,7 @@ func score(args []string) error {
 				if v.exact {
 					mark = "✓"
 				}
-				fmt.Fprintf(&b, " %s %.2g %% |", mark, 100*v.maxErr)
+				fmt.Fprintf(&b, " %s %.3g %% |", mark, 100*v.maxErr)
 			default:
 				fmt.Fprintf(&b, " ✗ %d wrong |", v.wrong)
 			}
