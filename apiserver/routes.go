@@ -1,5 +1,10 @@
 package apiserver
 
+import (
+	"github.com/discolab/disco/apiserver/campaigns"
+	"github.com/discolab/disco/apiserver/projects"
+)
+
 // registerRoutes adds every operation under /v1. Each register function lives in the file
 // of the resource it names, and three of them also register a neighbouring resource:
 //
@@ -21,8 +26,8 @@ package apiserver
 // composition root mounts behind Guard.
 func (s *Server) registerRoutes() {
 	s.registerDocs()
-	s.registerProjects()
-	s.registerCampaigns()
+	projects.Register(s.api, projects.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
+	campaigns.Register(s.api, campaigns.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
 	s.registerDatasets()
 	s.registerRuns()
 	s.registerClaims()
