@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -69,7 +70,8 @@ type RunValidator struct {
 	Decoder    admission.Decoder
 	Client     client.Reader
 	Identities Identities
-	Now        func() time.Time
+	// Clock is the clock of budget expiry; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 func (v *RunValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
@@ -94,8 +96,8 @@ func (v *RunValidator) Handle(ctx context.Context, req admission.Request) admiss
 }
 
 func (v *RunValidator) now() time.Time {
-	if v.Now != nil {
-		return v.Now()
+	if v.Clock != nil {
+		return v.Clock.Now()
 	}
 	return time.Now()
 }

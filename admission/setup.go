@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -15,8 +16,8 @@ import (
 // Options configures the webhooks.
 type Options struct {
 	Identities Identities
-	// Now is the clock of budget expiry; nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock of budget expiry; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Register serves every disco admission webhook on the manager's webhook server.
@@ -30,7 +31,7 @@ func Register(mgr ctrl.Manager, o Options) {
 	register(ClaimPromotionMutatePath, &ClaimPromotionDefaulter{Decoder: dec})
 	register(ClaimPromotionValidatePath, &ClaimPromotionValidator{Decoder: dec, Identities: o.Identities})
 	register(RunMutatePath, &RunEstimator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities})
-	register(RunPath, &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Now: o.Now})
+	register(RunPath, &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Clock: o.Clock})
 	register(GovernanceMutatePath, &GovernanceAttributor{Decoder: dec, Identities: o.Identities})
 	register(GovernancePath, &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities})
 }

@@ -129,7 +129,7 @@ func (s *Server) registerClaims() {
 }
 
 type listClaimsInput struct {
-	resource.ProjectPath
+	ProjectPath
 	resource.PageParams
 	Sort       string `query:"sort" enum:"created_at,score,tier,type" doc:"Field to sort by; default created_at."`
 	RunID      string `query:"run_id" maxLength:"64" doc:"Only claims of this run."`
@@ -194,7 +194,7 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON,
 }
 
 type ClaimPath struct {
-	resource.ProjectPath
+	ProjectPath
 	ClaimID string `path:"claim_id" maxLength:"64" doc:"Claim id (clm_ prefix)."`
 }
 

@@ -26,7 +26,6 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/pagination"
-	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/engine/data"
@@ -177,14 +176,14 @@ type datasetOutput struct {
 	Body     Dataset
 }
 
-func (s *Server) uploadDataset(ctx context.Context, in *resource.ProjectPath) (*datasetOutput, error) {
+func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOutput, error) {
 	p, t := auth.Who(ctx)
 	w, r := transport.RawRequest(ctx)
 	proj, err := s.kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	if err := projects.Archived(proj, "uploads"); err != nil {
+	if err := archivedProject(proj, "uploads"); err != nil {
 		return nil, err
 	}
 	if s.opts.Blob == nil {
@@ -503,7 +502,7 @@ func truncate(s string, n int) string {
 }
 
 type listDatasetsInput struct {
-	resource.ProjectPath
+	ProjectPath
 	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at."`
 	Status string `query:"status" enum:"profiling,ready,failed" doc:"Only datasets with this status."`
@@ -542,7 +541,7 @@ func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*reso
 }
 
 type DatasetPath struct {
-	resource.ProjectPath
+	ProjectPath
 	DatasetID string `path:"dataset_id" maxLength:"64" doc:"Dataset id (ds_ prefix)."`
 }
 

@@ -1,10 +1,5 @@
 package apiserver
 
-import (
-	"github.com/discolab/disco/apiserver/campaigns"
-	"github.com/discolab/disco/apiserver/projects"
-)
-
 // registerRoutes adds every operation under /v1. Each register function lives in the file
 // of the resource it names, and three of them also register a neighbouring resource:
 //
@@ -26,8 +21,8 @@ import (
 // composition root mounts behind Guard.
 func (s *Server) registerRoutes() {
 	s.registerDocs()
-	projects.Register(s.api, projects.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
-	campaigns.Register(s.api, campaigns.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
+	s.registerProjects()
+	s.registerCampaigns()
 	s.registerDatasets()
 	s.registerRuns()
 	s.registerClaims()

@@ -18,9 +18,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
-	"github.com/discolab/disco/apiserver/campaigns"
 	"github.com/discolab/disco/apiserver/pagination"
-	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/governance"
@@ -177,7 +175,7 @@ func runSlotID(campaignID string, n int) string {
 }
 
 func (s *Server) submitRun(ctx context.Context, in *struct {
-	resource.CampaignPath
+	CampaignPath
 	Body runSubmit
 }) (*runOutput, error) {
 	p, t := auth.Who(ctx)
@@ -185,13 +183,13 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	if err := projects.Archived(proj, "runs"); err != nil {
+	if err := archivedProject(proj, "runs"); err != nil {
 		return nil, err
 	}
 	unlock := s.lockCampaign(in.CampaignID)
 	defer unlock()
 
-	switch st := campaigns.Status(camp, s.now()); discov1.CampaignPhase(st) {
+	switch st := s.campaignStatus(camp); discov1.CampaignPhase(st) {
 	case discov1.CampaignArchived:
 		return nil, apierror.Conflict("the campaign is archived and accepts no runs").With("campaign_id", in.CampaignID).With("status", st)
 	case discov1.CampaignExpired:
@@ -201,7 +199,7 @@ func (s *Server) submitRun(ctx context.Context, in *struct {
 
 	mode := in.Body.Mode
 	if mode == "" {
-		mode = projects.Of(proj).Settings.DefaultMode
+		mode = projectOf(proj).Settings.DefaultMode
 	}
 	var ds discov1.Dataset
 	if err := s.kit.GetIn(ctx, "dataset", ids.Dataset, in.Body.DatasetID, &ds); err != nil || ds.Spec.ProjectID != in.ProjectID {
@@ -362,7 +360,7 @@ func seedOf(id string) int64 {
 }
 
 type listRunsInput struct {
-	resource.CampaignPath
+	CampaignPath
 	resource.PageParams
 	Sort      string `query:"sort" enum:"created_at,compute_units_estimated" doc:"Field to sort by; default created_at."`
 	Status    string `query:"status" enum:"queued,running,completed,failed,cancelled" doc:"Only runs with this status."`
@@ -402,7 +400,7 @@ func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*resource.Lis
 }
 
 type RunPath struct {
-	resource.CampaignPath
+	CampaignPath
 	RunID string `path:"run_id" maxLength:"64" doc:"Run id (run_ prefix)."`
 }
 

@@ -321,7 +321,7 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 		tenant, ns := newTenant()
 		c := newCampaign(newProject(tenant, ns), 1000, 3, nil)
 		r := newRun(c, 5)
-		started := metav1.NewTime(clock.Now().Add(-90 * time.Second))
+		started := metav1.NewTime(testClock.Now().Add(-90 * time.Second))
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
 			g.Expect(r.Finalizers).To(ContainElement(discov1.Finalizer))

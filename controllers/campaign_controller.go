@@ -7,7 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -23,8 +25,8 @@ import (
 type CampaignReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock of budget expiry; nil means the real clock.
+	Clock clock.PassiveClock
 	// OnExhausted is called once when a campaign becomes exhausted or expired, after the
 	// status write succeeded (the run and governance issue wires the budget.exhausted webhook here).
 	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
@@ -34,13 +36,6 @@ type CampaignReconciler struct {
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns/status;campaigns/finalizers,verbs=get;update;patch
-
-func (r *CampaignReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
 
 func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	campaign := &discov1.Campaign{}
@@ -59,6 +54,9 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	previous := campaign.Status.Phase
 	constraint := "" // what blocks new runs, set below
 	defer func() {
+		if err == nil { // observedGeneration moves only when the reconcile succeeded
+			campaign.Status.ObservedGeneration = campaign.Generation
+		}
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil {
 			joinPatchErr(&err, clearGovernanceAttribution(ctx, r.Client, campaign))
@@ -84,14 +82,13 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		campaign.Spec.Governance, &campaign.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
 	}
-	now := r.now()
+	now := now(r.Clock)
 	usage := governance.CampaignUsage(campaign, runs.Items)
 	campaign.Status.ComputeUnitsUsed = usage.ComputeUnitsUsed
 	campaign.Status.RunsCompleted = usage.RunsCompleted
 	campaign.Status.RunsTotal = usage.RunsTotal
 	campaign.Status.RunsActive = usage.RunsActive
 	campaign.Status.Phase = governance.CampaignPhaseFor(campaign, usage, now)
-	campaign.Status.ObservedGeneration = campaign.Generation
 
 	if constraint = governance.BudgetConstraint(campaign, usage, now); constraint != "" {
 		setCondition(&campaign.Status.Conditions, campaign, discov1.CampaignConditionBudgetAvailable, metav1.ConditionFalse, discov1.ReasonBudgetExhausted, "no new runs: "+constraint+" reached")
@@ -113,7 +110,7 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			run := o.(*discov1.Run)
 			return []reconcile.Request{{NamespacedName: objectKey(run.Namespace, run.Spec.CampaignID)}}
-		})).
+		}), builder.WithPredicates(runUsageChanged())).
 		Named("campaign").
 		Complete(r)
 }

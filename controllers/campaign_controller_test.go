@@ -85,13 +85,13 @@ var _ = Describe("Campaign controller", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		// Real wall time drives RequeueAfter; the fake clock decides what "now" is.
-		expires := clock.Now().Add(2 * time.Second)
+		expires := testClock.Now().Add(2 * time.Second)
 		c := newCampaign(p, 1000, 10, &expires)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
 			g.Expect(c.Status.Phase).To(Equal(discov1.CampaignActive))
 		}).Should(Succeed())
-		clock.Advance(3 * time.Second)
+		testClock.Step(3 * time.Second)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
 			g.Expect(c.Status.Phase).To(Equal(discov1.CampaignExpired))

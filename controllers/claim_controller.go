@@ -49,6 +49,9 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 	patcher := newStatusPatcher(r.Client, claim)
 	previous := claim.Status.Tier
 	defer func() {
+		if err == nil { // observedGeneration moves only when the reconcile succeeded
+			claim.Status.ObservedGeneration = claim.Generation
+		}
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && previous != "" && previous != claim.Status.Tier {
 			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, discov1.EventReasonTierChanged, "Reconcile", "tier %s -> %s", previous, claim.Status.Tier)
@@ -61,7 +64,6 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		}
 		claim.Status.Tier = claim.Spec.Tier
 	}
-	claim.Status.ObservedGeneration = claim.Generation
 	setCondition(&claim.Status.Conditions, claim, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonRecorded, "claim is in tier "+string(claim.Spec.Tier))
 	return ctrl.Result{}, nil
 }

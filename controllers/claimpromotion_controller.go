@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,18 +29,11 @@ type ClaimPromotionReconciler struct {
 	Recorder events.EventRecorder
 	Ledger   *ledger.Ledger
 	Events   EventPublisher
-	Now      func() time.Time
+	Clock    clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=claimpromotions,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=claimpromotions/status,verbs=get;update;patch
-
-func (r *ClaimPromotionReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
 
 func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	pr := &discov1.ClaimPromotion{}
@@ -53,6 +46,9 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, pr)
 	defer func() {
+		if err == nil { // observedGeneration moves only when the reconcile succeeded
+			pr.Status.ObservedGeneration = pr.Generation
+		}
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && pr.Status.Phase != discov1.ClaimPromotionPending {
 			kind := corev1.EventTypeNormal
@@ -62,7 +58,6 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			r.Recorder.Eventf(pr, nil, kind, string(pr.Status.Phase), "Decide", "%s", pr.Status.Message)
 		}
 	}()
-	pr.Status.ObservedGeneration = pr.Generation
 
 	// Read the claim uncached: a decision must be taken on the claim as it is now, and the
 	// tier write is optimistic-locked on what was read.
@@ -87,7 +82,10 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, err
 	}
 	pr.Status.PreviousTier = claim.Spec.Tier
-	g := &promotion.Governor{Client: r.Client, Reader: r.Reader, Ledger: r.Ledger, Events: r.Events, Now: r.Now}
+	g := &promotion.Governor{Client: r.Client, Reader: r.Reader, Ledger: r.Ledger, Events: r.Events}
+	if r.Clock != nil {
+		g.Now = r.Clock.Now
+	}
 	var out promotion.Outcome
 	if m.Target.Rank() < claim.Spec.Tier.Rank() {
 		out, err = g.Demote(ctx, m)
@@ -123,11 +121,11 @@ func actorOf(pr *discov1.ClaimPromotion) string {
 }
 
 func (r *ClaimPromotionReconciler) decide(pr *discov1.ClaimPromotion, phase discov1.ClaimPromotionPhase, reason, constraint, message string) {
-	now := metav1.NewTime(r.now())
+	decided := metav1.NewTime(now(r.Clock))
 	pr.Status.Phase = phase
 	pr.Status.Constraint = constraint
 	pr.Status.Message = message
-	pr.Status.DecidedAt = &now
+	pr.Status.DecidedAt = &decided
 	status := metav1.ConditionFalse
 	if phase == discov1.ClaimPromotionApproved {
 		status = metav1.ConditionTrue

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -61,6 +62,8 @@ type DatasetReconciler struct {
 	// Workers is how many datasets are profiled at once; 0 means 1. Each profile holds
 	// bounded memory (engine/data.ProfileReader), so this bounds the manager's share.
 	Workers int
+	// Clock stamps status.profiledAt; nil means the real clock.
+	Clock clock.PassiveClock
 
 	queue *profileQueue
 }
@@ -88,6 +91,9 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	previous := ds.Status.Phase
 	var consumed *profileJob
 	defer func() {
+		if err == nil { // observedGeneration moves only when the reconcile succeeded
+			ds.Status.ObservedGeneration = ds.Generation
+		}
 		patchErr := patcher.patch(ctx)
 		if apierrors.IsInvalid(patchErr) {
 			// The API server refused the status (a CRD limit): end failed instead of
@@ -116,7 +122,6 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 			r.OnProfiled(ctx, ds)
 		}
 	}()
-	ds.Status.ObservedGeneration = ds.Generation
 
 	if ds.Status.Phase == discov1.DatasetFailed {
 		return ctrl.Result{}, nil
@@ -182,13 +187,13 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 			statusText("profiling failed and will be retried: "+perr.Error()))
 		return ctrl.Result{}, perr
 	}
-	now := metav1.Now()
+	profiledAt := metav1.NewTime(now(r.Clock))
 	ds.Status.Phase = discov1.DatasetReady
 	ds.Status.Rows = res.Rows
 	ds.Status.Columns = res.Columns
 	ds.Status.Variables = res.Variables
 	ds.Status.ProfileKey = res.ProfileKey
-	ds.Status.ProfiledAt = &now
+	ds.Status.ProfiledAt = &profiledAt
 	ds.Status.Message = "profiled"
 	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonProfiled, "dataset is ready")
 	return ctrl.Result{}, nil

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -12,18 +11,6 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 )
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // fakeProfiler marks datasets whose display name starts with "bad" as unusable, and hands
 // those whose name starts with "real-" to the blob profiler (realProfiler).

@@ -43,6 +43,9 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	patcher := newStatusPatcher(r.Client, project)
 	previous := project.Status.Phase
 	defer func() {
+		if err == nil { // observedGeneration moves only when the reconcile succeeded
+			project.Status.ObservedGeneration = project.Generation
+		}
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil {
 			joinPatchErr(&err, clearGovernanceAttribution(ctx, r.Client, project))
@@ -56,7 +59,6 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		project.Spec.Settings.Governance, &project.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
 	}
-	project.Status.ObservedGeneration = project.Generation
 	project.Status.Phase = project.Spec.State
 	if project.Status.Phase == "" {
 		project.Status.Phase = discov1.ProjectActive

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,7 +40,7 @@ const deadlineGrace = 2 * time.Minute
 type RunReconciler struct {
 	client.Client
 	Recorder  events.EventRecorder
-	Now       func() time.Time
+	Clock     clock.PassiveClock
 	Executor  RunExecutor
 	Blob      *blob.Bucket
 	Ledger    *ledger.Ledger
@@ -51,10 +52,7 @@ type RunReconciler struct {
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs/status;runs/finalizers,verbs=get;update;patch
 
 func (r *RunReconciler) now() metav1.Time {
-	if r.Now != nil {
-		return metav1.NewTime(r.Now())
-	}
-	return metav1.Now()
+	return metav1.NewTime(now(r.Clock))
 }
 
 func (r *RunReconciler) timeLimit() time.Duration {
@@ -89,6 +87,11 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	patcher := newStatusPatcher(r.Client, run)
 	previous := run.Status.Phase
 	defer func() {
+		// observedGeneration says the status describes this generation, so it moves only when
+		// the reconcile succeeded (cluster-api's and kueue's convention).
+		if err == nil {
+			run.Status.ObservedGeneration = run.Generation
+		}
 		joinPatchErr(&err, patcher.patch(ctx))
 		if err == nil && previous != run.Status.Phase {
 			kind := corev1.EventTypeNormal
@@ -101,7 +104,6 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 			}
 		}
 	}()
-	run.Status.ObservedGeneration = run.Generation
 	key := req.NamespacedName
 
 	if run.Status.Phase == "" {
@@ -394,7 +396,7 @@ func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Jobs are watched whatever the executor: a Job's end is what moves a cluster run on.
 	// A run that finishes, or a Job that ends, frees a slot: the tenant's queued runs are
 	// reconciled at once.
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}).Owns(&batchv1.Job{}).
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}, builder.WithPredicates(notProgressOnly())).Owns(&batchv1.Job{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(runFinished())).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(jobEnded())).
 		Named("run").Complete(r)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -64,7 +65,8 @@ type Execution struct {
 	Blob       *blob.Bucket
 	ScratchDir string
 	TimeLimit  time.Duration
-	Now        func() time.Time
+	// Clock stamps the run's times; nil means the real clock.
+	Clock clock.PassiveClock
 	// Isolated marks an execution running as the run's own engine identity (a Job's pod,
 	// issue 17 item 2). It may write only its run's status, so it cannot read the
 	// namespace (TenantID names the tenant), and it neither finishes the run nor charges
@@ -77,10 +79,7 @@ type Execution struct {
 }
 
 func (e *Execution) now() time.Time {
-	if e.Now != nil {
-		return e.Now()
-	}
-	return time.Now()
+	return now(e.Clock)
 }
 
 // Execute loads the run's dataset, runs the engine while reporting stage progress into the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -17,8 +18,9 @@ import (
 
 // Options wires optional collaborators into the reconcilers.
 type Options struct {
-	Profiler    Profiler
-	Now         func() time.Time
+	Profiler Profiler
+	// Clock is every reconciler's clock; nil means the real clock.
+	Clock       clock.PassiveClock
 	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
 	OnProfiled  func(ctx context.Context, ds *discov1.Dataset)
 	// SkipIndexes is set when the caller registered internal/index already.
@@ -64,13 +66,13 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&TenantReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("tenant-controller")},
 		&ProjectReconciler{Client: c, Recorder: rec("project-controller"), Ledger: opts.Ledger},
-		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Now: opts.Now, OnExhausted: opts.OnExhausted, Ledger: opts.Ledger},
-		&RunReconciler{Client: c, Recorder: rec("run-controller"), Now: opts.Now, Executor: opts.Executor,
+		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Clock: opts.Clock, OnExhausted: opts.OnExhausted, Ledger: opts.Ledger},
+		&RunReconciler{Client: c, Recorder: rec("run-controller"), Clock: opts.Clock, Executor: opts.Executor,
 			Blob: opts.Blob, Ledger: opts.Ledger, Events: opts.Events, TimeLimit: opts.RunTimeLimit},
 		&ClaimReconciler{Client: c, Recorder: rec("claim-controller"), Ledger: opts.Ledger},
 		&ClaimPromotionReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("claimpromotion-controller"),
-			Ledger: opts.Ledger, Events: opts.Events, Now: opts.Now},
-		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled},
+			Ledger: opts.Ledger, Events: opts.Events, Clock: opts.Clock},
+		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return err

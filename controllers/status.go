@@ -12,14 +12,17 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/discolab/disco/internal/patch"
 )
 
 // statusPatcher remembers an object as it was read so the status can be written as one
@@ -34,42 +37,20 @@ func newStatusPatcher(c client.Client, obj client.Object) *statusPatcher {
 	return &statusPatcher{c: c, obj: obj, before: obj.DeepCopyObject().(client.Object)}
 }
 
-// patch writes the changes to the object since it was read as one merge patch of the status
-// subresource, and sends no request when there are none (the diff before the patch of
-// cluster-api's patch helper; issue 16 item 3). The patch is optimistic-locked: a CRD merge
-// patch replaces whole lists, so writing a status computed from a stale read could drop
-// conditions another writer (the run executor) just set. A NotFound means the object is
-// gone, which is not an error for a status write.
+// patch writes the changes to the object since it was read as one optimistic-locked merge
+// patch of the status subresource, and sends no request when there are none (internal/patch).
+// A NotFound means the object is gone, which is not an error for a status write.
 func (p *statusPatcher) patch(ctx context.Context) error {
-	mergePatch := client.MergeFromWithOptions(p.before, client.MergeFromWithOptimisticLock{})
-	data, err := mergePatch.Data(p.obj)
-	if err != nil {
-		return err
-	}
-	if emptyMergePatch(data) {
-		return nil
-	}
-	err = p.c.Status().Patch(ctx, p.obj, client.RawPatch(mergePatch.Type(), data))
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return client.IgnoreNotFound(patch.Status(ctx, p.c, p.before, p.obj))
 }
 
-// emptyMergePatch reports whether a JSON merge patch (RFC 7386) changes nothing beyond the
-// metadata.resourceVersion that optimistic locking puts in every patch.
-func emptyMergePatch(data []byte) bool {
-	var patch map[string]any
-	if err := json.Unmarshal(data, &patch); err != nil {
-		return false
+// now reads the injected clock; nil is the real clock (k8s.io/utils/clock: one clock for
+// every reconciler, which tests replace with clock/testing's fake).
+func now(c clock.PassiveClock) time.Time {
+	if c == nil {
+		return time.Now()
 	}
-	if metadata, ok := patch["metadata"].(map[string]any); ok {
-		delete(metadata, "resourceVersion")
-		if len(metadata) == 0 {
-			delete(patch, "metadata")
-		}
-	}
-	return len(patch) == 0
+	return c.Now()
 }
 
 // setCondition sets a condition stamped with the object's generation.

@@ -2,10 +2,12 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -64,17 +66,54 @@ func TestStatusPatcherSendsNothingWhenNothingChanged(t *testing.T) {
 	}
 }
 
-func TestEmptyMergePatch(t *testing.T) {
-	for patch, want := range map[string]bool{
-		`{}`:                                   true,
-		`{"metadata":{"resourceVersion":"7"}}`: true,
-		`{"metadata":{"resourceVersion":"7"},"status":{"phase":"exhausted"}}`: false,
-		`{"metadata":{"resourceVersion":"7","labels":{"a":"b"}}}`:             false,
-		`{"status":{"conditions":null}}`:                                      false,
-		`not json`:                                                            false,
-	} {
-		if got := emptyMergePatch([]byte(patch)); got != want {
-			t.Errorf("emptyMergePatch(%s) = %v, want %v", patch, got, want)
-		}
+// status.observedGeneration says the status describes that generation, so a reconcile that
+// failed leaves it where it was (issue 16 item 3), and one that succeeded moves it.
+func TestObservedGenerationMovesOnlyWhenTheReconcileSucceeds(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := discov1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	stored := &discov1.Run{
+		ObjectMeta: metav1.ObjectMeta{Name: "run-a", Namespace: "ns", Generation: 3, Finalizers: []string{discov1.Finalizer},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: discov1.GroupVersion.String(), Kind: "Campaign", Name: "camp-a", UID: "u"}}},
+		Spec:   discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", Mode: discov1.ModeSymbolic},
+		Status: discov1.RunStatus{Phase: discov1.RunQueued, ObservedGeneration: 2},
+	}
+	failing := true
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored,
+		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: "ns"}, Spec: discov1.ProjectSpec{TenantID: "ten_a"}},
+		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: "ns"},
+			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}}).
+		WithStatusSubresource(&discov1.Run{}).
+		WithInterceptorFuncs(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, project := obj.(*discov1.Project); project && failing {
+				return errors.New("the API server is unreachable")
+			}
+			return c.Get(ctx, key, obj, opts...)
+		}}).Build()
+	r := &RunReconciler{Client: c, Executor: activeSet{}}
+	ctx := context.Background()
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stored)}
+	got := &discov1.Run{}
+
+	if _, err := r.Reconcile(ctx, req); err == nil {
+		t.Fatal("the reconcile succeeded although the project could not be read")
+	}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != 2 {
+		t.Errorf("after a failed reconcile observedGeneration = %d, want 2 (unchanged)", got.Status.ObservedGeneration)
+	}
+
+	failing = false
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != 3 {
+		t.Errorf("after a successful reconcile observedGeneration = %d, want 3", got.Status.ObservedGeneration)
 	}
 }

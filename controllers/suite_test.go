@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	testingclock "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -35,7 +36,8 @@ var (
 	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
-	clock     = &fakeClock{t: time.Now()}
+	// testClock is every reconciler's and webhook's clock; specs step it to expire budgets.
+	testClock = testingclock.NewFakeClock(time.Now())
 
 	testBlob   *blob.Bucket
 	testLedger *ledger.Ledger
@@ -85,7 +87,7 @@ var _ = BeforeSuite(func() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Cache: index.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
 		WebhookServer: local.Server(testEnv)})
 	Expect(err).NotTo(HaveOccurred())
-	admission.Register(mgr, admission.Options{Identities: admission.Identities{Components: []string{local.ComponentUser}}, Now: clock.Now})
+	admission.Register(mgr, admission.Options{Identities: admission.Identities{Components: []string{local.ComponentUser}}, Clock: testClock})
 	scratch := GinkgoT().TempDir()
 	testBlob, err = blob.Open(ctx, "file://"+filepath.Join(scratch, "blobs"))
 	Expect(err).NotTo(HaveOccurred())
@@ -100,7 +102,7 @@ var _ = BeforeSuite(func() {
 	testEvents = &recordingPublisher{}
 	testJobs = &JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
 	testExecution = &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
-	Expect(Setup(ctx, mgr, Options{Now: clock.Now, Profiler: &fakeProfiler{},
+	Expect(Setup(ctx, mgr, Options{Clock: testClock, Profiler: &fakeProfiler{},
 		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()

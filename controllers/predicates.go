@@ -1,0 +1,58 @@
+package controllers
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// runUsageChanged passes the Run events that can change its campaign's budget counters
+// (governance.CampaignUsage): creations, deletions, and updates of the phase, the units
+// charged, the Finished condition's reason (a run refused for budget counts nothing) or the
+// deletion timestamp. A running run writes its progress about once a second; those updates
+// do not reach the campaign reconciler (issue 16 item 3).
+func runUsageChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, cur := e.ObjectOld.(*discov1.Run), e.ObjectNew.(*discov1.Run)
+			return old.Status.Phase != cur.Status.Phase ||
+				old.Status.ComputeUnitsUsed != cur.Status.ComputeUnitsUsed ||
+				finishedReason(old) != finishedReason(cur) ||
+				!old.DeletionTimestamp.Equal(cur.DeletionTimestamp)
+		},
+	}
+}
+
+func finishedReason(run *discov1.Run) string {
+	if c := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionFinished); c != nil {
+		return c.Reason
+	}
+	return ""
+}
+
+// notProgressOnly drops the Run updates that change nothing but the progress the execution
+// reports (status.pipeline, status.progress, status.estimatedCompletion): the run reconciler
+// has nothing to decide on them, and a running run is reconciled every 30 seconds anyway
+// for its deadline.
+func notProgressOnly() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !progressOnly(e.ObjectOld.(*discov1.Run), e.ObjectNew.(*discov1.Run))
+		},
+	}
+}
+
+// progressOnly reports whether two versions of a run differ only in their reported
+// progress (and the resourceVersion and managed fields every write moves).
+func progressOnly(old, cur *discov1.Run) bool {
+	strip := func(r *discov1.Run) *discov1.Run {
+		r = r.DeepCopy()
+		r.ResourceVersion, r.ManagedFields = "", nil
+		r.Status.Pipeline, r.Status.Progress, r.Status.EstimatedCompletion = discov1.Pipeline{}, nil, nil
+		return r
+	}
+	return equality.Semantic.DeepEqual(strip(old), strip(cur))
+}
