@@ -16,7 +16,8 @@ import (
 // its limit still returns the best result found so far.
 const searchShare = 0.7
 
-// runner carries the state of one Discover call.
+// runner carries the state of one Discover call and the pipeline steps
+// every mode shares; each mode's method (mode.go) embeds it.
 type runner struct {
 	plan    *plan
 	data    *dataset
@@ -56,20 +57,7 @@ func Discover(ctx context.Context, f *data.Frame, spec Spec, r Reporter) (*Resul
 	if len(p.targets) > 0 {
 		run.result.Summary.Target = p.targets[0]
 	}
-	switch spec.Mode {
-	case ModeCausal:
-		err = run.causal(ctx)
-	case ModeNeural:
-		err = run.laws(ctx, run.neuralLaw)
-	case ModeNeuroSymbolic:
-		err = run.laws(ctx, run.neuroSymbolicLaw)
-	default:
-		err = run.laws(ctx, run.symbolicLaw)
-	}
-	if err == nil && p.constraints.Trajectory != "" && spec.Mode != ModeCausal && spec.Mode != ModeNeural {
-		err = run.conservation(ctx)
-	}
-	if err != nil {
+	if err = methodOf(run).discover(ctx); err != nil {
 		run.track.finish(StatusFailed)
 		return nil, err
 	}

@@ -7,6 +7,10 @@
 //
 // # Modes
 //
+// Each mode is one type, in the file named after it (mode_symbolic.go,
+// mode_neural.go, mode_neuro_symbolic.go, mode_causal.go; the conservation
+// search in mode_conservation.go), behind the method interface of mode.go.
+//
 //   - symbolic: genetic-programming symbolic regression (engine/symbolic)
 //     per target on the training rows; the claim is the model the symbolic
 //     package chose, plus up to two Pareto-front neighbours (one simpler,

@@ -33,7 +33,7 @@ type lawModel struct {
 	form string
 }
 
-// lawFitter fits a law of one method on (X, y); effort scales the search.
+// lawFitter fits a law on (X, y); effort scales the search.
 type lawFitter func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error)
 
 // usedBySensitivity finds the features whose values change the prediction:
@@ -257,3 +257,49 @@ func finite(v float64) float64 {
 }
 
 func round4(v float64) float64 { return math.Round(finite(v)*1e4) / 1e4 }
+
+// laws runs m's law search for every target, then the controls on every
+// resulting law, then assembles the claims.
+func (r *runner) laws(ctx context.Context, m lawMethod) error {
+	type found struct {
+		target string
+		y      []float64
+		models []*lawModel // chosen first, then alternatives
+		fit    lawFitter
+	}
+	var all []found
+	for _, target := range r.plan.targets {
+		y := r.data.column(target)
+		chosen, alts, err := m.searchLaw(ctx, target, y)
+		if err != nil {
+			return err
+		}
+		fit := func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
+			return m.refit(ctx, target, X, y, effort, seed)
+		}
+		all = append(all, found{target, y, append([]*lawModel{chosen}, alts...), fit})
+	}
+	r.track.begin(StageNegativeControls)
+	for k, f := range all {
+		progress := r.track.progressFunc(float64(k)/float64(len(all)), float64(k+1)/float64(len(all)))
+		cv := math.NaN()
+		if r.plan.spec.Parameters.CrossValidate {
+			cv = r.crossValidate(ctx, f.y, f.fit)
+		}
+		progress(0.4)
+		forms := r.bootstrapForms(ctx, f.y, f.fit)
+		progress(0.8)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i, law := range f.models {
+			idx := r.addClaim(r.lawClaim(f.target, law, r.evaluateLaw(law, f.y, cv, forms, len(f.models))))
+			if i > 0 {
+				r.result.Summary.Alternatives = append(r.result.Summary.Alternatives, idx)
+			}
+		}
+		r.plotLaw(f.target, f.models[0], f.y)
+		progress(1)
+	}
+	return nil
+}

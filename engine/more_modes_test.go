@@ -43,14 +43,15 @@ func TestSurrogateSeedsCombineTheParts(t *testing.T) {
 	spec := Spec{Mode: ModeNeuroSymbolic, Parameters: Parameters{Epochs: 1000}}
 	r := &runner{plan: &plan{spec: spec, constraints: &Constraints{}, hidden: []int{32, 32}},
 		data: &dataset{features: []string{"a", "b", "c"}}}
-	s, err := r.trainSurrogate(context.Background(), X, y, r.neuralOptions(effortFull, 2))
+	m := newNeuroSymbolicMode(r)
+	s, err := trainSurrogate(context.Background(), X, y, m.neural.options(effortFull, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.structure.Form != neural.Additive || len(s.structure.Groups) != 2 {
 		t.Fatalf("surrogate structure %+v, want additive {a, b} + {c}", s.structure)
 	}
-	seeds, err := r.surrogateSeeds(context.Background(), s, X, effortFull, 2)
+	seeds, err := m.seeds(context.Background(), s, X, effortFull, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

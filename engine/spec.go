@@ -6,19 +6,6 @@ import (
 	"time"
 )
 
-// Mode is a discovery mode, as it appears on the wire (the Run's
-// spec.mode). Each mode is one method type, in the file named after it:
-// mode_symbolic.go, mode_neural.go, mode_neuro_symbolic.go, mode_causal.go.
-type Mode string
-
-// Run modes.
-const (
-	ModeSymbolic      Mode = "symbolic"
-	ModeNeural        Mode = "neural"
-	ModeNeuroSymbolic Mode = "neuro_symbolic"
-	ModeCausal        Mode = "causal"
-)
-
 // Negative control names, as they appear on the wire.
 const (
 	ControlShuffledTarget = "shuffled_target"
@@ -79,18 +66,7 @@ func specErrorf(code, field, format string, args ...any) *SpecError {
 	return &SpecError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-var modes = []Mode{ModeSymbolic, ModeNeural, ModeNeuroSymbolic, ModeCausal}
-
 var controlNames = []string{ControlShuffledTarget, ControlNoiseFeature, ControlTimeShift, ControlPlaceboCause}
-
-func validMode(m Mode) bool {
-	for _, v := range modes {
-		if v == m {
-			return true
-		}
-	}
-	return false
-}
 
 // targets returns the requested target variables.
 func (s Spec) targets() []string {

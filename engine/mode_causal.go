@@ -14,51 +14,53 @@ import (
 // control of causal runs.
 const noiseNode = "__disco_noise__"
 
-// causal is the causal mode. The graph is learned on the training rows
+// causalMode is the causal mode. The graph is learned on the training rows
 // (PC-stable, or the lagged PCMCI-style search when a time column is
 // declared) and each edge is tested on the held-out rows, so that the
 // controls are not fooled by the search having picked the edge on the same
 // rows. One claim is made per edge: directed edges have direction
 // "forward" (cause -> effect), edges the data cannot orient have direction
 // "undirected" with cause and effect in name order.
-func (r *runner) causal(ctx context.Context) error {
-	r.track.skip(StageNeuralPretraining)
-	r.track.begin(StageCausal)
-	searchCtx, cancel := r.searchContext(ctx)
-	defer cancel()
-	Xt := rowsOf(r.data.X, r.data.train)
-	g, err := r.discoverGraph(searchCtx, Xt, r.data.features, r.plan.spec.Seed)
-	r.noteExpiry(searchCtx)
-	if err != nil {
-		return r.searchFailed(ctx, "causal discovery", err)
-	}
-	r.track.advance(0.9)
-	r.graphArtifacts(g)
+type causalMode struct{ *runner }
 
-	r.track.begin(StageNegativeControls)
-	var noiseAdjacent map[string]float64
-	if contains(r.plan.controls, ControlNoiseFeature) {
-		noiseAdjacent = r.noiseAdjacency(ctx, Xt)
+func (m *causalMode) discover(ctx context.Context) error {
+	m.track.skip(StageNeuralPretraining)
+	m.track.begin(StageCausal)
+	searchCtx, cancel := m.searchContext(ctx)
+	defer cancel()
+	Xt := rowsOf(m.data.X, m.data.train)
+	g, err := m.graph(searchCtx, Xt, m.data.features, m.plan.spec.Seed)
+	m.noteExpiry(searchCtx)
+	if err != nil {
+		return m.searchFailed(ctx, "causal discovery", err)
 	}
-	r.track.advance(0.2)
-	forms := r.causalBootstrap(ctx, Xt)
-	r.track.advance(0.6)
+	m.track.advance(0.9)
+	m.graphArtifacts(g)
+
+	m.track.begin(StageNegativeControls)
+	var noiseAdjacent map[string]float64
+	if contains(m.plan.controls, ControlNoiseFeature) {
+		noiseAdjacent = m.noiseAdjacency(ctx, Xt)
+	}
+	m.track.advance(0.2)
+	forms := m.bootstrap(ctx, Xt)
+	m.track.advance(0.6)
 	for k, e := range g.Edges {
-		r.addClaim(r.causalClaim(g, e, noiseAdjacent, forms, r.data.interventionMarkers(e.From, e.To)))
-		r.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
+		m.addClaim(m.claim(g, e, noiseAdjacent, forms, m.data.interventionMarkers(e.From, e.To)))
+		m.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
 	}
 	return nil
 }
 
-func (r *runner) causalOptions(seed int64) causal.Options {
-	return causal.Options{Alpha: r.plan.constraints.Alpha, MaxLag: r.plan.constraints.MaxLag, Seed: seed}
+func (m *causalMode) options(seed int64) causal.Options {
+	return causal.Options{Alpha: m.plan.constraints.Alpha, MaxLag: m.plan.constraints.MaxLag, Seed: seed}
 }
 
-func (r *runner) discoverGraph(ctx context.Context, X [][]float64, names []string, seed int64) (*causal.Graph, error) {
-	if r.data.timed {
-		return causal.DiscoverLagged(ctx, X, names, r.causalOptions(seed))
+func (m *causalMode) graph(ctx context.Context, X [][]float64, names []string, seed int64) (*causal.Graph, error) {
+	if m.data.timed {
+		return causal.DiscoverLagged(ctx, X, names, m.options(seed))
 	}
-	return causal.Discover(ctx, X, names, r.causalOptions(seed))
+	return causal.Discover(ctx, X, names, m.options(seed))
 }
 
 // noiseAdjacency reruns discovery with a Gaussian noise variable added and
@@ -66,19 +68,19 @@ func (r *runner) discoverGraph(ctx context.Context, X [][]float64, names []strin
 // absolute standardised effect of such an edge. An edge's noise_feature
 // control fails when the noise is at least as strongly linked to the effect
 // as the real cause is: the method then cannot tell the cause from noise.
-func (r *runner) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]float64 {
-	rng := r.rng("noise_feature_graph")
+func (m *causalMode) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]float64 {
+	rng := m.rng("noise_feature_graph")
 	noise := make([]float64, len(Xt[0]))
 	for i := range noise {
 		noise[i] = rng.NormFloat64()
 	}
-	names := append(append([]string(nil), r.data.features...), noiseNode)
-	g, err := r.discoverGraph(ctx, append(append([][]float64(nil), Xt...), noise), names, r.plan.spec.Seed)
+	names := append(append([]string(nil), m.data.features...), noiseNode)
+	g, err := m.graph(ctx, append(append([][]float64(nil), Xt...), noise), names, m.plan.spec.Seed)
 	out := map[string]float64{}
 	if err != nil {
 		// The rerun could not tell; count the noise as linked to
 		// everything so the control cannot pass on missing evidence.
-		for _, n := range r.data.features {
+		for _, n := range m.data.features {
 			out[n] = math.Inf(1)
 		}
 		return out
@@ -108,16 +110,16 @@ func edgeKey(e causal.Edge) string {
 	return fmt.Sprintf("%s--%s@%d", a, b, e.Lag)
 }
 
-// causalBootstrap reruns discovery on resamples of the training rows and
+// bootstrap reruns discovery on resamples of the training rows and
 // returns, per resample, the set of edge keys found. Time series are
 // resampled as contiguous windows (80 % of the rows) so lags stay intact.
-func (r *runner) causalBootstrap(ctx context.Context, Xt [][]float64) []map[string]bool {
-	rng := r.rng("bootstrap")
+func (m *causalMode) bootstrap(ctx context.Context, Xt [][]float64) []map[string]bool {
+	rng := m.rng("bootstrap")
 	n := len(Xt[0])
 	out := make([]map[string]bool, 0, bootstrapRounds)
 	for b := 0; b < bootstrapRounds; b++ {
 		rows := make([]int, n)
-		if r.data.timed {
+		if m.data.timed {
 			w := n * 4 / 5
 			start := rng.Intn(n - w + 1)
 			rows = seq(start, start+w)
@@ -127,7 +129,7 @@ func (r *runner) causalBootstrap(ctx context.Context, Xt [][]float64) []map[stri
 			}
 		}
 		found := map[string]bool{}
-		g, err := r.discoverGraph(ctx, rowsOf(Xt, rows), r.data.features, r.plan.spec.Seed+int64(b)+1)
+		g, err := m.graph(ctx, rowsOf(Xt, rows), m.data.features, m.plan.spec.Seed+int64(b)+1)
 		if err == nil {
 			for _, e := range g.Edges {
 				found[edgeKey(e)] = true
@@ -143,8 +145,8 @@ func (r *runner) causalBootstrap(ctx context.Context, Xt [][]float64) []map[stri
 // (the effect's other parents and neighbours; for lagged edges the
 // effect's own previous value, unless that is the cause itself: a
 // variable's own lag-1 past, conditioned on itself, could never pass).
-func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][]float64) {
-	col := func(name string) []float64 { return pickRows(r.data.column(name), r.data.holdout) }
+func (m *causalMode) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][]float64) {
+	col := func(name string) []float64 { return pickRows(m.data.column(name), m.data.holdout) }
 	cause, effect := col(e.From), col(e.To)
 	if e.Lag > 0 {
 		n := len(effect)
@@ -178,8 +180,8 @@ func (r *runner) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z [][
 	return cause, effect, Z
 }
 
-// causalControls runs the requested controls for one edge.
-func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]float64) map[string]controls.Result {
+// edgeControls runs the requested controls for one edge.
+func (m *causalMode) edgeControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]float64) map[string]controls.Result {
 	out := map[string]controls.Result{}
 	if len(x) < 5 {
 		return out
@@ -187,8 +189,8 @@ func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, no
 	strength := func(c, eff []float64) float64 { return math.Abs(controls.PartialCorrelation(c, eff, Z)) }
 	byEffect := func(eff []float64) float64 { return strength(x, eff) }
 	byCause := func(c []float64) float64 { return strength(c, y) }
-	for _, name := range r.plan.controls {
-		rng := r.rng(name + e.From + e.To)
+	for _, name := range m.plan.controls {
+		rng := m.rng(name + e.From + e.To)
 		switch name {
 		case ControlShuffledTarget:
 			out[name] = controls.ShuffledTarget(y, byEffect, rng)
@@ -207,9 +209,9 @@ func (r *runner) causalControls(e causal.Edge, x, y []float64, Z [][]float64, no
 	return out
 }
 
-func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string) Claim {
-	x, y, Z := r.edgeData(g, e)
-	results := r.causalControls(e, x, y, Z, noiseAdjacent)
+func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string) Claim {
+	x, y, Z := m.edgeData(g, e)
+	results := m.edgeControls(e, x, y, Z, noiseAdjacent)
 	passed := controls.AllPassed(results)
 	key := edgeKey(e)
 	agree := 0
@@ -250,7 +252,7 @@ func (r *runner) causalClaim(g *causal.Graph, e causal.Edge, noiseAdjacent map[s
 		Summary: fmt.Sprintf("%s %s %s (%s, confidence %.2f, standardised effect %.2f, negative controls %s)",
 			e.From, arrow, e.To, temporal, e.Confidence, e.EffectStrength, passWord(passed)),
 		Score:               score,
-		Scope:               Scope{Variables: vars, Domain: r.data.domain(vars), ConstraintsSatisfied: r.plan.constraints.Satisfied},
+		Scope:               Scope{Variables: vars, Domain: m.data.domain(vars), ConstraintsSatisfied: m.plan.constraints.Satisfied},
 		Evidence:            ev,
 		Cause:               e.From,
 		Effect:              e.To,

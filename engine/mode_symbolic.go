@@ -34,21 +34,47 @@ const (
 	mainSearchShare = 0.75
 )
 
-// symbolicOptions are the options of a symbolic fit at the given effort. In
+// symbolicMode is the symbolic mode: genetic programming (engine/symbolic)
+// per target on the training rows, the model the symbolic package chose,
+// plus up to two Pareto neighbours of it as alternatives. With a
+// trajectory: constraint it also runs the conservation search.
+type symbolicMode struct{ *runner }
+
+func (m *symbolicMode) discover(ctx context.Context) error {
+	if err := m.laws(ctx, m); err != nil {
+		return err
+	}
+	return conserved(ctx, m.runner)
+}
+
+// searchLaw runs the main search for target; neural_pretraining does not
+// apply.
+func (m *symbolicMode) searchLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, error) {
+	m.track.skip(StageNeuralPretraining)
+	m.track.begin(StageSymbolic)
+	return m.search(ctx, target, y, nil, 0)
+}
+
+// refit fits symbolic regression on (X, y) at the given effort.
+func (m *symbolicMode) refit(ctx context.Context, _ string, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
+	return m.fit(ctx, X, y, effort, seed, nil)
+}
+
+// options are the options of a symbolic fit at the given effort. In
 // symbolic mode the run's epochs are the main search's generations (default
 // mainSearchGenerations); a search that many generations long stops at the
 // time limit, or earlier by the symbolic package's exact or settle rule.
 // Refits run at most refitGenerations scaled by their effort.
-func (r *runner) symbolicOptions(effort float64, seed int64) symbolic.Options {
-	limit := r.remaining()
-	if effort >= effortFull && mainGenerations(r.plan.spec) > refitGenerations && limit > 0 {
+func (m *symbolicMode) options(effort float64, seed int64) symbolic.Options {
+	limit := m.remaining()
+	if effort >= effortFull && mainGenerations(m.plan.spec) > refitGenerations && limit > 0 {
 		limit = time.Duration(float64(limit) * mainSearchShare)
 	}
 	return symbolic.Options{
-		Operators:      r.plan.operators,
-		MaxComplexity:  r.plan.spec.maxComplexity(),
-		MaxDepth:       r.plan.constraints.MaxDepth,
-		Generations:    searchGenerations(r.plan.spec, effort),
+		Operators:      m.plan.operators,
+		MaxComplexity:  m.plan.spec.maxComplexity(),
+		MaxDepth:       m.plan.constraints.MaxDepth,
+		Generations:    searchGenerations(m.plan.spec, effort),
 		Populations:    symbolicPopulations,
 		PopulationSize: symbolicPopulationSize,
 		Seed:           seed,
@@ -89,63 +115,48 @@ func fromSymbolic(m *symbolic.Model, X [][]float64) *lawModel {
 	return law
 }
 
-// symbolicFitter fits symbolic regression on all features, starting from
-// seeds beside the search's own (nil in symbolic mode).
-func (r *runner) symbolicFitter(seeds []*symbolic.Model) lawFitter {
-	return func(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
-		opts := r.symbolicOptions(effort, seed)
-		opts.Seeds = seeds
-		res, err := symbolic.Fit(ctx, X, y, r.data.features, opts)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil || res.Best == nil {
-			return nil, fmt.Errorf("symbolic regression returned no model")
-		}
-		return fromSymbolic(res.Best, X), nil
-	}
-}
-
-// symbolicLaw is the symbolic mode: genetic programming on the training
-// rows, the model chosen by the symbolic package, plus up to two Pareto
-// neighbours of it as alternatives.
-func (r *runner) symbolicLaw(ctx context.Context, target string, y []float64) (*lawModel, []*lawModel, lawFitter, error) {
-	r.track.skip(StageNeuralPretraining)
-	r.track.begin(StageSymbolic)
-	chosen, alts, err := r.symbolicSearch(ctx, target, y, nil, 0)
+// fit fits symbolic regression on all features, starting from seeds beside
+// the search's own (nil in symbolic mode).
+func (m *symbolicMode) fit(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64, seeds []*symbolic.Model) (*lawModel, error) {
+	opts := m.options(effort, seed)
+	opts.Seeds = seeds
+	res, err := symbolic.Fit(ctx, X, y, m.data.features, opts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return chosen, alts, r.symbolicFitter(nil), nil
+	if res == nil || res.Best == nil {
+		return nil, fmt.Errorf("symbolic regression returned no model")
+	}
+	return fromSymbolic(res.Best, X), nil
 }
 
-// symbolicSearch is the main search for target on the training rows,
+// search is the main search for target on the training rows,
 // started from seeds beside the search's own. It reports progress from
 // progressFrom to 1 of the symbolic_regression stage, records the search
 // in the summary and plots its Pareto front.
-func (r *runner) symbolicSearch(ctx context.Context, target string, y []float64, seeds []*symbolic.Model, progressFrom float64) (*lawModel, []*lawModel, error) {
-	searchCtx, cancel := r.searchContext(ctx)
+func (m *symbolicMode) search(ctx context.Context, target string, y []float64, seeds []*symbolic.Model, progressFrom float64) (*lawModel, []*lawModel, error) {
+	searchCtx, cancel := m.searchContext(ctx)
 	defer cancel()
-	Xt, yt := rowsOf(r.data.X, r.data.train), pickRows(y, r.data.train)
-	opts := r.symbolicOptions(effortFull, r.plan.spec.Seed)
-	opts.Progress = r.track.progressFunc(progressFrom, 1)
+	Xt, yt := rowsOf(m.data.X, m.data.train), pickRows(y, m.data.train)
+	opts := m.options(effortFull, m.plan.spec.Seed)
+	opts.Progress = m.track.progressFunc(progressFrom, 1)
 	opts.Seeds = seeds
-	res, err := symbolic.Fit(searchCtx, Xt, yt, r.data.features, opts)
-	r.noteExpiry(searchCtx)
+	res, err := symbolic.Fit(searchCtx, Xt, yt, m.data.features, opts)
+	m.noteExpiry(searchCtx)
 	if err != nil && (res == nil || res.Best == nil) {
-		return nil, nil, r.searchFailed(ctx, "symbolic regression", err)
+		return nil, nil, m.searchFailed(ctx, "symbolic regression", err)
 	}
 	if res == nil || res.Best == nil {
 		return nil, nil, fmt.Errorf("symbolic regression returned no model")
 	}
-	r.result.Summary.Searches = append(r.result.Summary.Searches,
+	m.result.Summary.Searches = append(m.result.Summary.Searches,
 		SearchReport{Target: target, Generations: res.Generations, Stop: res.Stop})
-	chosen := fromSymbolic(res.Best, r.data.X)
+	chosen := fromSymbolic(res.Best, m.data.X)
 	var alts []*lawModel
-	for _, m := range paretoNeighbours(res.Front, res.Best) {
-		alts = append(alts, fromSymbolic(m, r.data.X))
+	for _, alt := range paretoNeighbours(res.Front, res.Best) {
+		alts = append(alts, fromSymbolic(alt, m.data.X))
 	}
-	r.plotPareto(target, res.Front, res.Best)
+	m.plotPareto(target, res.Front, res.Best)
 	return chosen, alts, nil
 }
 

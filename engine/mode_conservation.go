@@ -18,40 +18,51 @@ import (
 // fit component of the score reaches 0 (conservation's default tolerance).
 const conservationTolerance = 0.02
 
-// conservation searches for conserved quantities along the trajectories
-// named by the trajectory: constraint. Quantities are found on the
+// conservationMode searches for conserved quantities along the trajectories
+// named by the trajectory: constraint; the symbolic and neuro-symbolic
+// modes run it after their laws (conserved). Quantities are found on the
 // training rows and measured on the held-out rows. Only the noise_feature
 // control applies: each variable of the quantity is replaced in turn by a
 // permutation of itself, and the quantity must vary less along trajectories
 // with the real variable than with any of the 99 noise substitutes.
-func (r *runner) conservation(ctx context.Context) error {
-	vars := append(append([]string(nil), r.plan.features...), r.plan.targets...)
-	sort.SliceStable(vars, func(a, b int) bool { return r.position(vars[a]) < r.position(vars[b]) })
-	X, err := r.data.frame.Matrix(vars)
+type conservationMode struct{ *runner }
+
+// conserved runs the conservation search when the run names trajectories.
+func conserved(ctx context.Context, r *runner) error {
+	if r.plan.constraints.Trajectory == "" {
+		return nil
+	}
+	return (&conservationMode{r}).discover(ctx)
+}
+
+func (m *conservationMode) discover(ctx context.Context) error {
+	vars := append(append([]string(nil), m.plan.features...), m.plan.targets...)
+	sort.SliceStable(vars, func(a, b int) bool { return m.position(vars[a]) < m.position(vars[b]) })
+	X, err := m.data.frame.Matrix(vars)
 	if err != nil {
 		return err
 	}
-	labels := r.trajectoryLabels()
-	Xt, lt := rowsOf(X, r.data.train), pickLabels(labels, r.data.train)
+	labels := m.trajectoryLabels()
+	Xt, lt := rowsOf(X, m.data.train), pickLabels(labels, m.data.train)
 	qs, err := conservation.Find(ctx, Xt, vars, lt, conservation.Options{})
 	if err != nil {
-		return r.searchFailed(ctx, "conservation search", err)
+		return m.searchFailed(ctx, "conservation search", err)
 	}
-	Xh, lh := rowsOf(X, r.data.holdout), pickLabels(labels, r.data.holdout)
-	stable := r.conservationBootstrap(ctx, Xt, vars, lt)
+	Xh, lh := rowsOf(X, m.data.holdout), pickLabels(labels, m.data.holdout)
+	stable := m.bootstrap(ctx, Xt, vars, lt)
 	for _, q := range qs {
 		terms, err := parseTerms(q.Coefficients, vars)
 		if err != nil {
 			continue // a term this engine cannot evaluate: no claim rather than a wrong one
 		}
-		r.addClaim(r.conservationClaim(q, terms, Xh, lh, stable))
+		m.addClaim(m.claim(q, terms, Xh, lh, stable))
 	}
 	return nil
 }
 
 // position is a column's index in the frame, for stable variable order.
-func (r *runner) position(name string) int {
-	for i, c := range r.data.frame.Columns {
+func (m *conservationMode) position(name string) int {
+	for i, c := range m.data.frame.Columns {
 		if c.Name == name {
 			return i
 		}
@@ -60,9 +71,9 @@ func (r *runner) position(name string) int {
 }
 
 // trajectoryLabels renders the trajectory column as strings.
-func (r *runner) trajectoryLabels() []string {
-	col, _ := r.data.frame.Column(r.plan.constraints.Trajectory)
-	out := make([]string, r.data.frame.Rows)
+func (m *conservationMode) trajectoryLabels() []string {
+	col, _ := m.data.frame.Column(m.plan.constraints.Trajectory)
+	out := make([]string, m.data.frame.Rows)
 	for i := range out {
 		if col.DType.IsNumeric() {
 			out[i] = strconv.FormatFloat(col.Values[i], 'g', -1, 64)
@@ -81,9 +92,9 @@ func pickLabels(v []string, rows []int) []string {
 	return out
 }
 
-// conservationBootstrap reruns the search on trajectory resamples and
+// bootstrap reruns the search on trajectory resamples and
 // returns how many of the rounds found each expression.
-func (r *runner) conservationBootstrap(ctx context.Context, X [][]float64, vars, labels []string) map[string]int {
+func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string) map[string]int {
 	groups := map[string][]int{}
 	var names []string
 	for i, l := range labels {
@@ -92,7 +103,7 @@ func (r *runner) conservationBootstrap(ctx context.Context, X [][]float64, vars,
 		}
 		groups[l] = append(groups[l], i)
 	}
-	rng := r.rng("bootstrap")
+	rng := m.rng("bootstrap")
 	found := map[string]int{}
 	for b := 0; b < bootstrapRounds; b++ {
 		var rows []int
@@ -115,7 +126,7 @@ func (r *runner) conservationBootstrap(ctx context.Context, X [][]float64, vars,
 	return found
 }
 
-func (r *runner) conservationClaim(q conservation.Quantity, terms []term, Xh [][]float64, labels []string, stable map[string]int) Claim {
+func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]float64, labels []string, stable map[string]int) Claim {
 	rv := relativeVariation(terms, Xh, labels)
 	used := map[int]bool{}
 	for _, t := range terms {
@@ -130,7 +141,7 @@ func (r *runner) conservationClaim(q conservation.Quantity, terms []term, Xh [][
 		}
 	}
 	results := map[string]controls.Result{}
-	if contains(r.plan.controls, ControlNoiseFeature) {
+	if contains(m.plan.controls, ControlNoiseFeature) {
 		sub := make([][]float64, len(cols))
 		for k, j := range cols {
 			sub[k] = Xh[j]
@@ -142,18 +153,18 @@ func (r *runner) conservationClaim(q conservation.Quantity, terms []term, Xh [][
 			}
 			return -relativeVariation(terms, full, labels)
 		}
-		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, r.rng(ControlNoiseFeature+q.Expression))
+		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, m.rng(ControlNoiseFeature+q.Expression))
 	}
 	passed := controls.AllPassed(results)
 	stability := float64(stable[q.Expression]) / bootstrapRounds
 	score := controls.Score(controls.Components{Fit: 1 - rv/conservationTolerance, Controls: results,
-		Stability: stability, Complexity: len(terms), MaxComplexity: r.plan.spec.maxComplexity()})
+		Stability: stability, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity()})
 	return Claim{
 		Type:    ClaimConservation,
 		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g, negative controls %s)", q.Expression, rv, passWord(passed)),
 		Score:   score,
-		Scope: Scope{Variables: q.Variables, Domain: r.data.domain(q.Variables),
-			ConstraintsSatisfied: r.plan.constraints.Satisfied},
+		Scope: Scope{Variables: q.Variables, Domain: m.data.domain(q.Variables),
+			ConstraintsSatisfied: m.plan.constraints.Satisfied},
 		Evidence: Evidence{
 			RelativeVariation:      f64(round4(rv)),
 			Trajectories:           q.Trajectories,
