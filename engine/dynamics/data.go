@@ -1,6 +1,7 @@
 package dynamics
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -114,7 +115,7 @@ func (d Trajectories) segments() ([]segment, error) {
 		if len(rows) < minRowsPerTrajectory {
 			return nil, fmt.Errorf("%w: trajectory %q has %d rows, at least %d are needed", ErrInvalidData, labels[g], len(rows), minRowsPerTrajectory)
 		}
-		slices.SortStableFunc(rows, func(a, b int) int { return cmpFloat(d.Time[a], d.Time[b]) })
+		slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(d.Time[a], d.Time[b]) })
 		s := segment{label: labels[g], t: make([]float64, len(rows)), x: make([][]float64, len(rows))}
 		for k, i := range rows {
 			s.t[k] = d.Time[i]
@@ -143,14 +144,4 @@ func (s segment) column(j int) []float64 {
 // slice returns rows [from, to) of s.
 func (s segment) slice(from, to int) segment {
 	return segment{label: s.label, t: s.t[from:to], x: s.x[from:to]}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -265,34 +265,48 @@ func split(segs []segment) (train, test []segment, heldOut string, err error) {
 
 // buildDesign assembles the chunked regression of the training pieces.
 func buildDesign(ctx context.Context, train []segment, lib []Term, states int, settings Settings) (*design, error) {
-	var blocks []rows
-	perChunk := 0
+	radii := make([]int, len(train))
+	perChunk, total := 1, 0
 	overlap := 1.0
-	for _, s := range train {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for i, s := range train {
+		r := settings.Radius
+		if r == 0 {
+			r = autoRadius(len(s.t))
 		}
-		radius := settings.Radius
-		if radius == 0 {
-			radius = autoRadius(len(s.t))
-		}
-		radius = min(radius, (len(s.t)-1)/2)
+		r = min(r, (len(s.t)-1)/2)
+		radii[i] = r
 		switch settings.Derivatives {
 		case LocalPolynomialDerivative:
-			blocks = append(blocks, pointRows(s, lib, states, radius))
-			perChunk = max(perChunk, 2*radius+1)
-			overlap = max(overlap, float64(radius))
+			perChunk = max(perChunk, 2*r+1)
+			overlap = max(overlap, float64(r))
+			total += len(s.t) - 2*r
 		default:
-			blocks = append(blocks, weakRows(s, lib, states, radius))
 			perChunk = max(perChunk, 4)
-			overlap = max(overlap, float64(2*radius+1)/float64(weakStride(radius)))
+			overlap = max(overlap, float64(2*r+1)/float64(weakStride(r)))
+			total += weakRowCount(len(s.t), r)
 		}
 	}
+	// at most maxChunks chunks, plus one short one per trajectory
+	perChunk = max(perChunk, (total+maxChunks-1)/maxChunks)
 	cost := make([]float64, len(lib))
 	for j, t := range lib {
 		cost[j] = float64(max(t.Complexity, 1))
 	}
-	return newDesign(blocks, cost, states, perChunk, overlap), nil
+	d := newDesign(cost, states, perChunk, overlap)
+	for i, s := range train {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d.startBlock()
+		switch settings.Derivatives {
+		case LocalPolynomialDerivative:
+			pointRows(s, lib, states, radii[i], d.addRow)
+		default:
+			weakRows(s, lib, states, radii[i], d.addRow)
+		}
+	}
+	d.finish()
+	return d, nil
 }
 
 func (d *design) total() int {

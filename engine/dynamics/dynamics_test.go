@@ -55,13 +55,14 @@ func TestWeakFormIntegratesByParts(t *testing.T) {
 			s.x[i] = []float64{math.Sin(v) + c.noise*rng.NormFloat64(), math.Cos(v)}
 		}
 		lib := []Term{{Name: "u", Eval: func(z []float64) float64 { return z[1] }}}
-		r := weakRows(s, lib, 1, 30)
-		if len(r.g) < 15 {
-			t.Fatalf("%d weak rows, want at least 15", len(r.g))
-		}
 		var worst float64
-		for k, g := range r.g {
-			worst = math.Max(worst, math.Abs(r.b[0][k]-g[0]))
+		rowCount := 0
+		weakRows(s, lib, 1, 30, func(g, b []float64) {
+			worst = math.Max(worst, math.Abs(b[0]-g[0]))
+			rowCount++
+		})
+		if rowCount != weakRowCount(len(ts), 30) || rowCount < 15 {
+			t.Fatalf("%d weak rows, want %d (at least 15)", rowCount, weakRowCount(len(ts), 30))
 		}
 		if worst > c.tol {
 			t.Errorf("noise %g: largest |−∫φ'x − ∫φẋ| = %.4f, want ≤ %g", c.noise, worst, c.tol)
@@ -73,19 +74,21 @@ func TestSparseSelectionRecoversKnownSupport(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	const m, n = 15, 400
 	truth := map[int]float64{2: 1.5, 7: -0.8, 11: 0.3}
-	r := rows{b: [][]float64{make([]float64, n)}, g: make([][]float64, n)}
-	for i := range n {
-		r.g[i] = make([]float64, m)
+	d := newDesign(ones(m), 1, 4, 1)
+	d.startBlock()
+	g := make([]float64, m)
+	for range n {
 		for j := range m {
-			r.g[i][j] = rng.NormFloat64()
+			g[j] = rng.NormFloat64()
 		}
-		r.g[i][3] = r.g[i][2] + 0.05*rng.NormFloat64() // a near-duplicate of a true term
+		g[3] = g[2] + 0.05*rng.NormFloat64() // a near-duplicate of a true term
+		b := 0.01 * rng.NormFloat64()
 		for j, c := range truth {
-			r.b[0][i] += c * r.g[i][j]
+			b += c * g[j]
 		}
-		r.b[0][i] += 0.01 * rng.NormFloat64()
+		d.addRow(g, []float64{b})
 	}
-	d := newDesign([]rows{r}, ones(m), 1, 4, 1)
+	d.finish()
 	all := make([]int, len(d.chunks))
 	for i := range all {
 		all[i] = i
@@ -312,6 +315,39 @@ func TestSimulationEvidence(t *testing.T) {
 		}
 		if sim.Segments != 2*startsPerPiece {
 			t.Errorf("%s: %d segments, want %d", name, sim.Segments, 2*startsPerPiece)
+		}
+	}
+}
+
+// TestDesignMemoryIsBounded checks that the number of chunks (one Gram
+// matrix each) stays within maxChunks plus one per trajectory however long
+// the trajectories are, and that no chunk spans two trajectories.
+func TestDesignMemoryIsBounded(t *testing.T) {
+	d := sample(t, lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}, {1, 3}}, grid(8000, 0.0025), 0.01, 12)
+	segs, err := d.segments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := buildLibrary(lotkaVolterra.names, 2, false, nil)
+	for _, m := range []DerivativeMethod{WeakForm, LocalPolynomialDerivative} {
+		des, err := buildDesign(context.Background(), segs, lib, 2, Settings{Derivatives: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(des.chunks) > maxChunks+len(segs) {
+			t.Errorf("%v: %d chunks, want at most %d", m, len(des.chunks), maxChunks+len(segs))
+		}
+		want := 0
+		for _, s := range segs {
+			r := min(autoRadius(len(s.t)), (len(s.t)-1)/2)
+			if m == WeakForm {
+				want += weakRowCount(len(s.t), r)
+			} else {
+				want += len(s.t) - 2*r
+			}
+		}
+		if got := des.total(); got != want {
+			t.Errorf("%v: %d rows in the chunks, want %d", m, got, want)
 		}
 	}
 }

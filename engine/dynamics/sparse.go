@@ -33,36 +33,94 @@ type design struct {
 	// rows/overlap independent observations.
 	overlap float64
 	cost    []float64 // complexity of each term (see Term.Complexity)
+
+	perChunk   int  // rows per chunk
+	blockStart int  // index of the current block's first chunk
+	open       bool // the last chunk belongs to the current block
 }
 
-// newDesign chunks the blocks of rows: rowsPerChunk consecutive rows of a
-// block per chunk, long enough that rows in different chunks share little
-// data (weak rows overlap their neighbours; a point row's local polynomial
-// spans 2·radius+1 samples).
-func newDesign(blocks []rows, cost []float64, states, rowsPerChunk int, overlap float64) *design {
+// maxChunks bounds the number of chunks, and so the memory of the design
+// (one M×M Gram matrix per chunk) whatever the number of rows.
+const maxChunks = 250
+
+// newDesign returns an empty design for a library with the given term
+// complexities. Rows arrive by addRow in blocks (startBlock), rowsPerChunk
+// consecutive rows of a block per chunk, long enough that rows in different
+// chunks share little data (weak rows overlap their neighbours; a point
+// row's local polynomial spans 2·radius+1 samples); finish must be called
+// after the last row.
+func newDesign(cost []float64, states, rowsPerChunk int, overlap float64) *design {
 	m := len(cost)
-	d := &design{m: m, states: states, scale: make([]float64, m), bnorm: make([]float64, states), overlap: math.Max(overlap, 1), cost: cost}
-	for _, r := range blocks {
-		for start := 0; start < len(r.g); start += rowsPerChunk {
-			end := min(start+rowsPerChunk, len(r.g))
-			if end-start < max(rowsPerChunk/2, 1) && len(d.chunks) > 0 {
-				// a short tail joins the previous chunk of this block
-				d.addRows(&d.chunks[len(d.chunks)-1], r, start, end)
-				continue
-			}
-			c := chunk{gg: make([]float64, m*m), gb: make([][]float64, states), bb: make([]float64, states)}
-			for s := range c.gb {
-				c.gb[s] = make([]float64, m)
-			}
-			d.addRows(&c, r, start, end)
-			d.chunks = append(d.chunks, c)
+	return &design{m: m, states: states, scale: make([]float64, m), bnorm: make([]float64, states),
+		overlap: math.Max(overlap, 1), cost: cost, perChunk: max(rowsPerChunk, 1), blockStart: 0}
+}
+
+// startBlock ends the current block (a trajectory): later rows start a
+// new chunk.
+func (d *design) startBlock() {
+	d.mergeShortTail()
+	d.blockStart = len(d.chunks)
+	d.open = false
+}
+
+// mergeShortTail folds a last chunk of less than half the usual rows into
+// the chunk before it in the same block.
+func (d *design) mergeShortTail() {
+	k := len(d.chunks)
+	if !d.open || k-1 <= d.blockStart || d.chunks[k-1].n >= max(d.perChunk/2, 1) {
+		return
+	}
+	last, prev := d.chunks[k-1], &d.chunks[k-2]
+	for i, v := range last.gg {
+		prev.gg[i] += v
+	}
+	for s := range last.gb {
+		for j, v := range last.gb[s] {
+			prev.gb[s][j] += v
+		}
+		prev.bb[s] += last.bb[s]
+	}
+	prev.n += last.n
+	d.chunks = d.chunks[:k-1]
+}
+
+// addRow adds one regression row: library values g and the response of
+// each state b.
+func (d *design) addRow(g, b []float64) {
+	m := d.m
+	if !d.open || d.chunks[len(d.chunks)-1].n >= d.perChunk {
+		c := chunk{gg: make([]float64, m*m), gb: make([][]float64, d.states), bb: make([]float64, d.states)}
+		for s := range c.gb {
+			c.gb[s] = make([]float64, m)
+		}
+		d.chunks = append(d.chunks, c)
+		d.open = true
+	}
+	c := &d.chunks[len(d.chunks)-1]
+	for j, gj := range g {
+		row := c.gg[j*m : (j+1)*m]
+		for k, gk := range g {
+			row[k] += gj * gk
 		}
 	}
+	for s, bs := range b {
+		for j, gj := range g {
+			c.gb[s][j] += gj * bs
+		}
+		c.bb[s] += bs * bs
+	}
+	c.n++
+}
+
+// finish closes the last block and computes the column and response norms.
+func (d *design) finish() {
+	d.startBlock()
+	m := d.m
 	for _, c := range d.chunks {
 		for j := range m {
 			d.scale[j] += c.gg[j*m+j]
 		}
-		for s := range states {
+		for s := range d.states {
 			d.bnorm[s] += c.bb[s]
 		}
 	}
@@ -77,28 +135,6 @@ func newDesign(blocks []rows, cost []float64, states, rowsPerChunk int, overlap 
 		if !(d.bnorm[s] > 0) {
 			d.bnorm[s] = 1
 		}
-	}
-	return d
-}
-
-func (d *design) addRows(c *chunk, r rows, start, end int) {
-	m := d.m
-	for i := start; i < end; i++ {
-		g := r.g[i]
-		for j, gj := range g {
-			row := c.gg[j*m:]
-			for k, gk := range g {
-				row[k] += gj * gk
-			}
-		}
-		for s := range d.states {
-			b := r.b[s][i]
-			for j, gj := range g {
-				c.gb[s][j] += gj * b
-			}
-			c.bb[s] += b * b
-		}
-		c.n++
 	}
 }
 

@@ -22,12 +22,9 @@ func autoRadius(n int) int {
 	return min(max(n/20, minRadius), maxRadius)
 }
 
-// rows is a block of regression rows: b[s][r] is the response of state s in
-// row r and g[r] the library row.
-type rows struct {
-	b [][]float64
-	g [][]float64
-}
+// emitFunc receives one regression row: the library values g and the
+// response b of each state. Both slices are reused after it returns.
+type emitFunc func(g, b []float64)
 
 // weakRows returns the weak-form rows of one trajectory (Messenger & Bortz
 // 2021, "Weak SINDy"): for a test function φ supported on [a, b] ⊂ [t0, tn]
@@ -40,15 +37,19 @@ type rows struct {
 // centre, centres every radius/2 samples, integrals by the composite Simpson
 // rule on the (possibly uneven) sample times, each row scaled so that
 // ∫φ = 1.
-func weakRows(s segment, lib []Term, states, radius int) rows {
+//
+// The library is evaluated once per sample, on a sliding window, so memory
+// stays proportional to the window whatever the trajectory's length.
+func weakRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 	n := len(s.t)
-	theta := make([][]float64, n)
-	for i, z := range s.x {
-		theta[i] = make([]float64, len(lib))
-		evalRow(lib, z, theta[i])
+	w := 2*radius + 1
+	theta := make([][]float64, w) // theta[i mod w] = Θ(x_i) for i in the window
+	for k := range theta {
+		theta[k] = make([]float64, len(lib))
 	}
-	var out rows
-	out.b = make([][]float64, states)
+	next := 0 // first sample whose Θ is not computed yet
+	g := make([]float64, len(lib))
+	resp := make([]float64, states)
 	stride := weakStride(radius)
 	phi := make([]float64, 2*radius+1)
 	dphi := make([]float64, 2*radius+1)
@@ -71,22 +72,32 @@ func weakRows(s segment, lib []Term, states, radius int) rows {
 			dphi[k] *= q
 			norm += phi[k]
 		}
-		g := make([]float64, len(lib))
-		for k, w := range phi {
-			for j, v := range theta[lo+k] {
-				g[j] += w * v / norm
+		for ; next <= hi; next++ {
+			evalRow(lib, s.x[next], theta[next%w])
+		}
+		clear(g)
+		for k, f := range phi {
+			for j, v := range theta[(lo+k)%w] {
+				g[j] += f * v / norm
 			}
 		}
-		out.g = append(out.g, g)
 		for st := range states {
 			var v float64
-			for k, w := range dphi {
-				v -= w * s.x[lo+k][st] / norm
+			for k, f := range dphi {
+				v -= f * s.x[lo+k][st] / norm
 			}
-			out.b[st] = append(out.b[st], v)
+			resp[st] = v
 		}
+		emit(g, resp)
 	}
-	return out
+}
+
+// weakRowCount is the number of rows weakRows emits for n samples.
+func weakRowCount(n, radius int) int {
+	if n < 2*radius+1 {
+		return 0
+	}
+	return (n-1-2*radius)/weakStride(radius) + 1
 }
 
 // quadratureWeights fills w with the weights of the composite Simpson rule
@@ -120,27 +131,25 @@ const localDegree = 4
 // as measured). The first and last radius samples are left out: their
 // windows are one-sided, and the derivative of a one-sided fit is the
 // least accurate (Savitzky & Golay's filter has no value there either).
-func pointRows(s segment, lib []Term, states, radius int) rows {
+func pointRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 	n := len(s.t)
-	z := make([][]float64, n)
-	for i := range z {
-		z[i] = append([]float64(nil), s.x[i]...)
-	}
-	var out rows
-	out.b = make([][]float64, states)
+	smooth := make([][]float64, states)
+	deriv := make([][]float64, states)
 	for st := range states {
-		smooth, deriv := LocalPolynomial(s.t, s.column(st), radius, localDegree)
-		for i := range z {
-			z[i][st] = smooth[i]
-		}
-		out.b[st] = deriv[radius : n-radius]
+		smooth[st], deriv[st] = LocalPolynomial(s.t, s.column(st), radius, localDegree)
 	}
+	z := make([]float64, len(s.x[0]))
+	g := make([]float64, len(lib))
+	b := make([]float64, states)
 	for i := radius; i < n-radius; i++ {
-		g := make([]float64, len(lib))
-		evalRow(lib, z[i], g)
-		out.g = append(out.g, g)
+		copy(z, s.x[i])
+		for st := range states {
+			z[st] = smooth[st][i]
+			b[st] = deriv[st][i]
+		}
+		evalRow(lib, z, g)
+		emit(g, b)
 	}
-	return out
 }
 
 // weakStride is the distance in samples between consecutive test-function
