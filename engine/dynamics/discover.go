@@ -3,6 +3,7 @@ package dynamics
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -305,7 +306,14 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 			weakRows(s, lib, states, radii[i], d.addRow)
 		}
 	}
-	d.finish()
+	if err := d.finish(); err != nil {
+		for j, v := range d.scale {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: library term %q is not finite on the data", ErrInvalidData, lib[j].Name)
+			}
+		}
+		return nil, err
+	}
 	return d, nil
 }
 

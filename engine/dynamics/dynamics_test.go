@@ -88,7 +88,9 @@ func TestSparseSelectionRecoversKnownSupport(t *testing.T) {
 		}
 		d.addRow(g, []float64{b})
 	}
-	d.finish()
+	if err := d.finish(); err != nil {
+		t.Fatal(err)
+	}
 	all := make([]int, len(d.chunks))
 	for i := range all {
 		all[i] = i
@@ -237,6 +239,10 @@ func TestDiscoverRejectsBadInput(t *testing.T) {
 		"library too large":  func(_ *Trajectories, s *Settings) { s.Degree = 5; s.ExtraTerms = make200() },
 		"inputs names":       func(d *Trajectories, _ *Settings) { d.InputNames = []string{"u"} },
 		"unknown derivative": func(_ *Trajectories, s *Settings) { s.Derivatives = 7 },
+		"term not finite": func(_ *Trajectories, s *Settings) {
+			s.ExtraTerms = []Term{{Name: "log(x - 100)", Eval: func(z []float64) float64 { return math.Log(z[0] - 100) }}}
+		},
+		"overflow": func(d *Trajectories, _ *Settings) { d.States[0][7] = 1e120 },
 	}
 	for name, mutate := range cases {
 		d, s := good(), Settings{}

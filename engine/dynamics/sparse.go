@@ -2,6 +2,7 @@ package dynamics
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -113,7 +114,8 @@ func (d *design) addRow(g, b []float64) {
 }
 
 // finish closes the last block and computes the column and response norms.
-func (d *design) finish() {
+// It fails when a library column or a response is not finite.
+func (d *design) finish() error {
 	d.startBlock()
 	m := d.m
 	for _, c := range d.chunks {
@@ -122,6 +124,16 @@ func (d *design) finish() {
 		}
 		for s := range d.states {
 			d.bnorm[s] += c.bb[s]
+		}
+	}
+	for j, v := range d.scale {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: library term %d is not finite on the data", ErrInvalidData, j)
+		}
+	}
+	for s, v := range d.bnorm {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: the weak-form response of state %d is not finite (values too large?)", ErrInvalidData, s)
 		}
 	}
 	for j := range d.scale {
@@ -136,6 +148,7 @@ func (d *design) finish() {
 			d.bnorm[s] = 1
 		}
 	}
+	return nil
 }
 
 // normal is a normalised least-squares problem: A = D⁻¹ΘᵀΘD⁻¹ and
