@@ -84,4 +84,13 @@
 //
 // Time-shuffled states and independent random walks fail this rule (the
 // package's negative-control test runs 40 seeds of each).
+//
+// # Bounds
+//
+// The library is evaluated on a sliding window and the regression rows go
+// straight into at most 250 blocks of normal equations (one M×M matrix
+// each, M ≤ 200 library terms), so memory grows with the data only by the
+// copy of the trajectories. Input errors wrap ErrInvalidData and name the
+// column, row, trajectory or library term at fault; Discover honours
+// context cancellation between its steps.
 package dynamics

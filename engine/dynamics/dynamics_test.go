@@ -357,3 +357,25 @@ func TestDesignMemoryIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverSingleTrajectory holds out the tail of one trajectory given
+// without labels.
+func TestDiscoverSingleTrajectory(t *testing.T) {
+	d := sample(t, lotkaVolterra, [][]float64{{3, 1}}, grid(800, 0.025), 0.01, 13)
+	d.Trajectory = nil
+	res, err := Discover(context.Background(), d, Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Simulation.HeldOut != "tails" || res.TrainingTrajectories != 1 {
+		t.Errorf("held out %q with %d training trajectories, want tails of 1", res.Simulation.HeldOut, res.TrainingTrajectories)
+	}
+	if ok, why := exact(res, lotkaVolterra, 0.02); !ok {
+		t.Errorf("single trajectory: %s", why)
+	}
+	for _, eq := range res.Equations {
+		if !eq.Passed {
+			t.Errorf("%s = %s did not pass: %v", eq.Target, eq.Expression, eq.Reasons)
+		}
+	}
+}
