@@ -43,12 +43,12 @@ func (m *conservationMode) discover(ctx context.Context) error {
 		return err
 	}
 	labels := m.trajectoryLabels()
-	Xt, lt := rowsOf(X, m.data.train), pickLabels(labels, m.data.train)
+	Xt, lt := rowsOf(X, m.data.train), pickRows(labels, m.data.train)
 	qs, err := conservation.Find(ctx, Xt, vars, lt, conservation.Options{})
 	if err != nil {
 		return m.searchFailed(ctx, "conservation search", err)
 	}
-	Xh, lh := rowsOf(X, m.data.holdout), pickLabels(labels, m.data.holdout)
+	Xh, lh := rowsOf(X, m.data.holdout), pickRows(labels, m.data.holdout)
 	stable := m.bootstrap(ctx, Xt, vars, lt)
 	for _, q := range qs {
 		terms, err := parseTerms(q.Coefficients, vars)
@@ -80,14 +80,6 @@ func (m *conservationMode) trajectoryLabels() []string {
 		} else {
 			out[i] = col.Strings[i]
 		}
-	}
-	return out
-}
-
-func pickLabels(v []string, rows []int) []string {
-	out := make([]string, len(rows))
-	for k, i := range rows {
-		out[k] = v[i]
 	}
 	return out
 }

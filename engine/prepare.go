@@ -106,8 +106,9 @@ func rowsOf(X [][]float64, rows []int) [][]float64 {
 	return out
 }
 
-func pickRows(v []float64, rows []int) []float64 {
-	out := make([]float64, len(rows))
+// pickRows returns the given rows of v.
+func pickRows[T any](v []T, rows []int) []T {
+	out := make([]T, len(rows))
 	for k, i := range rows {
 		out[k] = v[i]
 	}
