@@ -47,7 +47,7 @@ vet:
 ##@ Test
 
 .PHONY: test
-test: verify-generated envtest kubectl build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
+test: verify-generated verify-python-models envtest kubectl build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
@@ -64,6 +64,12 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac config/webhook)" ]; then \
 		echo "generated files are stale; run 'make manifests generate' and commit:"; \
 		git status --porcelain -- api config/crd config/rbac config/webhook; git --no-pager diff --stat -- api config; exit 1; fi
+
+.PHONY: generate-python-models verify-python-models
+generate-python-models: ## Regenerate the Python client's models from the facade's OpenAPI (issue 16).
+	hack/gen-python-models.sh
+verify-python-models: ## Fail when the Python client's generated models are stale against the facade's OpenAPI.
+	hack/gen-python-models.sh --check
 
 .PHONY: bench bench-engine bench-api
 bench: bench-engine bench-api ## Benchmarks (not part of make test).
