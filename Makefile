@@ -27,8 +27,12 @@ run: build envtest ## Run the local stack: embedded control plane, SQLite, local
 	$(LOCALBIN)/disco dev --data-dir ./.disco --assets-dir $(KUBEBUILDER_ASSETS)
 
 .PHONY: build
-build: generate ## Build bin/disco.
+build: generate dashboard-assets ## Build bin/disco.
 	go build -o $(LOCALBIN)/disco .
+
+.PHONY: dashboard-assets chromium
+dashboard-assets: ; dashboard/web/vendor.sh ## Vendor the dashboard's htmx from npm at the lockfile's version.
+chromium: ; hack/install-chromium.sh ## Install headless Chromium (Debian package) for the dashboard's browser tests.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from the Go markers.
@@ -47,7 +51,7 @@ vet:
 ##@ Test
 
 .PHONY: test
-test: verify-generated verify-python-models envtest kubectl build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
+test: verify-generated verify-python-models envtest kubectl chromium build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$unformatted"; exit 1; fi
 	go vet ./...

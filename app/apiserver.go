@@ -125,7 +125,14 @@ func runAPIServer(ctx context.Context, o apiserverOptions) error {
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(ctx) }()
 
-	servers, err := facadeServers(srv, facadeHandler(srv, o.baseURL), o)
+	handler := facadeHandler(srv, o.baseURL)
+	if o.baseURL != "" { // the dashboard needs the public origin for its OAuth redirect
+		if handler, err = withDashboard(ctx, handler, apiserver.Options{Store: b.store, BaseURL: o.baseURL, Logger: ctrl.Log},
+			"", o.ledgerKeyPath, tenantIn(mgr.GetAPIReader())); err != nil {
+			return err
+		}
+	}
+	servers, err := facadeServers(srv, handler, o)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -73,6 +74,10 @@ type credentials struct {
 	KubeconfigUser string `json:"kubeconfig_user"`
 	// Namespace is the default tenant's namespace, where its projects live.
 	Namespace string `json:"namespace"`
+	// The dashboard's address and the user who signs in to it (the tenant's admin).
+	DashboardURL      string `json:"dashboard_url"`
+	DashboardUser     string `json:"dashboard_user"`
+	DashboardPassword string `json:"dashboard_password"`
 }
 
 func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
@@ -209,23 +214,34 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	}
 	synced.Store(true)
 
+	dashUser, dashPassword, err := devDashboardUser(ctx, b.store, tenantID, dir)
+	if err != nil {
+		return fmt.Errorf("create the dashboard user: %w", err)
+	}
 	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID)
 	if err != nil {
 		return fmt.Errorf("create the admin API key: %w", err)
 	}
 	creds := credentials{BaseURL: baseURL, APIKey: apiKey, TenantID: tenantID, Kubeconfig: cp.kubeconfig,
-		KubeconfigUser: cp.userKubeconfig, Namespace: ns}
+		KubeconfigUser: cp.userKubeconfig, Namespace: ns, DashboardURL: strings.TrimSuffix(baseURL, "/v1") + "/",
+		DashboardUser: dashUser, DashboardPassword: dashPassword}
 	if err := writeJSONFile(filepath.Join(dir, "credentials.json"), creds); err != nil {
 		return err
 	}
 
-	httpSrv := srv.HTTPServer("", facadeHandler(srv, baseURL))
+	handler, err := withDashboard(ctx, facadeHandler(srv, baseURL), opts, tenantID, filepath.Join(dir, "ledger.key"),
+		func(_ context.Context, id string) bool { return id == tenantID })
+	if err != nil {
+		return err
+	}
+	httpSrv := srv.HTTPServer("", handler)
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- httpSrv.Serve(listener) }()
 
 	fmt.Fprintf(out, `
 disco is running.
 
+  dashboard    %s   (sign in as %s, password %s)
   base URL     %s
   API key      %s
   tenant       %s
@@ -235,7 +251,7 @@ disco is running.
 
 Try:  curl -H "Authorization: Bearer $DISCO_API_KEY" %s/projects
 Stop: Ctrl-C
-`, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, cp.userKubeconfig, ns, filepath.Join(dir, "credentials.json"), baseURL)
+`, creds.DashboardURL, dashUser, dashPassword, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, cp.userKubeconfig, ns, filepath.Join(dir, "credentials.json"), baseURL)
 
 	select {
 	case <-ctx.Done():
