@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
 
@@ -35,6 +37,12 @@ func (g *gatedExecutor) Submit(run *discov1.Run) bool {
 		return x.Submit(run)
 	}
 	return false
+}
+
+// Active asks the Job executor first, as the run queue asks a run's own executor: a run
+// whose Job exists is active until the Job ends.
+func (g *gatedExecutor) Active(key types.NamespacedName) bool {
+	return g.jobs.Active(key) || g.LocalExecutor.Active(key)
 }
 
 func (g *gatedExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {

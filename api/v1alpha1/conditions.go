@@ -49,7 +49,9 @@ const (
 	// ReasonQueued (Succeeded, Failed, Ready = False): the run has not finished.
 	ReasonQueued = "Queued"
 	// ReasonWaitingForCapacity (Admitted=False): the tenant's concurrency limit is reached,
-	// earlier runs wait first, or the executor has the run but no worker started it yet.
+	// earlier runs wait first, or the executor has the run but no worker started it yet; or
+	// a ResourceQuota has no room for its Job or pod, or Kueue has not admitted its Job yet
+	// (the message names the quota or the LocalQueue).
 	ReasonWaitingForCapacity = "WaitingForCapacity"
 	// ReasonBudgetExhausted (Admitted=False and Finished=True on a run; BudgetAvailable=False
 	// on a campaign): the run was refused because its campaign's budget, expiry or
@@ -105,6 +107,9 @@ const (
 	// ReasonEngineRBACFailed (Ready=False): the engine RBAC of an earlier layout could not
 	// be removed from the namespace.
 	ReasonEngineRBACFailed = "EngineRBACFailed"
+	// ReasonQuotaFailed (Ready=False): the namespace's ResourceQuota or LimitRange
+	// (disco-tenant) could not be made from the tier and spec.quota.
+	ReasonQuotaFailed = "QuotaFailed"
 	// ReasonKueueNotInstalled, ReasonLocalQueueNotFound and ReasonLocalQueueUnknown
 	// (Ready=False): spec.localQueue names a Kueue LocalQueue the cluster does not have,
 	// or that cannot be read.

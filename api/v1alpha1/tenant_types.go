@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -48,12 +49,38 @@ type TenantSpec struct {
 	// +optional
 	LocalQueue string `json:"localQueue,omitempty"`
 
+	// Quota overrides the ResourceQuota the tier gives the tenant namespace: each field set
+	// replaces the tier's figure (controllers/tenant_quota.go lists them). Set by cluster
+	// admins; the controller keeps the namespace's ResourceQuota "disco-tenant" to it.
+	// +optional
+	Quota *TenantQuota `json:"quota,omitempty"`
+
 	// Groups are the Kubernetes groups whose members act for this tenant when they reach the
 	// facade as an aggregated API.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=set
 	// +optional
 	Groups []string `json:"groups,omitempty"`
+}
+
+// TenantQuota bounds what the pods of a tenant namespace hold together: the engine pods of
+// its runs, and anything else created there.
+type TenantQuota struct {
+	// Pods is the most pods that may exist at once in the namespace, not counting finished
+	// ones (quota resource "pods"). Runs whose engine pod does not fit wait in queued with
+	// the WaitingForCapacity reason. Defaults to the tenant's concurrent-run limit, or the
+	// tier's if that is larger.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
+	// +optional
+	Pods *int32 `json:"pods,omitempty"`
+	// CPU is the total CPU the namespace's pods may request (quota resource "requests.cpu").
+	// +optional
+	CPU *resource.Quantity `json:"cpu,omitempty"`
+	// Memory is the total memory the namespace's pods may request, and the total of their
+	// memory limits (quota resources "requests.memory" and "limits.memory").
+	// +optional
+	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 
 // TenantStatus is the observed state of a tenant.
@@ -73,6 +100,7 @@ type TenantStatus struct {
 	// +optional
 	RunsQueued int32 `json:"runsQueued"`
 
+	// Conditions: Ready (false while the tenant's LocalQueue or namespace is missing).
 	// +listType=map
 	// +listMapKey=type
 	// +patchStrategy=merge
