@@ -95,6 +95,13 @@ func TestSparseSelectionRecoversKnownSupport(t *testing.T) {
 	for i := range all {
 		all[i] = i
 	}
+	full := make([]int, m)
+	for j := range full {
+		full[j] = j
+	}
+	if got := d.sum(0, all).stlsq(full, 0.05); !slices.Equal(got, []int{2, 7, 11}) {
+		t.Errorf("STLSQ at threshold 0.05: support %v, want [2 7 11]", got)
+	}
 	sel, err := d.selectSupport(context.Background(), 0, all)
 	if err != nil {
 		t.Fatal(err)

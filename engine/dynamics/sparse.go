@@ -293,22 +293,7 @@ func (p normal) candidates(cost []float64, n float64) [][]int {
 	// previous threshold left (a warm-started path)
 	S := slices.Clone(full)
 	for _, tau := range thresholds {
-		for range 20 {
-			w, ok := p.solve(S)
-			if !ok {
-				break
-			}
-			var next []int
-			for x, j := range S {
-				if math.Abs(w[x]) >= tau {
-					next = append(next, j)
-				}
-			}
-			if len(next) == len(S) {
-				break
-			}
-			S = next
-		}
+		S = p.stlsq(S, tau)
 		add(S)
 	}
 	// forward: adding term j to S lowers the residual by
@@ -383,6 +368,31 @@ func (p normal) candidates(cost []float64, n float64) [][]int {
 		}
 	}
 	return out
+}
+
+// stlsq runs sequentially thresholded least squares (Brunton, Proctor &
+// Kutz 2016) from support S: fit, drop the terms whose normalised
+// coefficient is below tau, refit, until the support stops changing (at
+// most 20 rounds).
+func (p normal) stlsq(S []int, tau float64) []int {
+	S = slices.Clone(S)
+	for range 20 {
+		w, ok := p.solve(S)
+		if !ok {
+			break
+		}
+		var next []int
+		for x, j := range S {
+			if math.Abs(w[x]) >= tau {
+				next = append(next, j)
+			}
+		}
+		if len(next) == len(S) {
+			break
+		}
+		S = next
+	}
+	return S
 }
 
 // inverse returns (A_SS + ridge)⁻¹, full k×k row-major, and the weights
