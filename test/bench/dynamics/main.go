@@ -170,6 +170,12 @@ type outcome struct {
 	Simulation   *dynamics.Simulation `json:"simulation,omitempty"`
 }
 
+func readManifest(dir string) ([]caseInfo, error) {
+	var m []caseInfo
+	err := readJSON(filepath.Join(dir, "manifest.json"), &m)
+	return m, err
+}
+
 func readCase(dir string, c caseInfo) (dynamics.Trajectories, error) {
 	f, err := os.Open(filepath.Join(dir, c.File))
 	if err != nil {
@@ -204,8 +210,8 @@ func run(args []string) error {
 	dir := fs.String("data", "data", "directory written by gen")
 	out := fs.String("out", "ours.json", "output file")
 	fs.Parse(args)
-	var manifest []caseInfo
-	if err := readJSON(filepath.Join(*dir, "manifest.json"), &manifest); err != nil {
+	manifest, err := readManifest(*dir)
+	if err != nil {
 		return err
 	}
 	results := map[string]outcome{}
@@ -331,8 +337,8 @@ func score(args []string) error {
 	peersPath := fs.String("peers", "", "output of pysindy_bench.py (optional)")
 	md := fs.String("md", "", "write the markdown report here too")
 	fs.Parse(args)
-	var manifest []caseInfo
-	if err := readJSON(filepath.Join(*dir, "manifest.json"), &manifest); err != nil {
+	manifest, err := readManifest(*dir)
+	if err != nil {
 		return err
 	}
 	methods := map[string]map[string]outcome{}
