@@ -60,7 +60,7 @@ func (s *Server) apiKeyOf(k store.APIKey) APIKey {
 		status = "expired"
 	}
 	return APIKey{
-		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: nonNil(k.Scopes), ProjectIDs: nonNil(k.ProjectIDs), Status: status,
+		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: resource.NonNil(k.Scopes), ProjectIDs: resource.NonNil(k.ProjectIDs), Status: status,
 		CreatedAt: k.CreatedAt.UTC(), CreatedBy: k.CreatedBy, ExpiresAt: utcOpt(k.ExpiresAt), RevokedAt: utcOpt(k.RevokedAt),
 		ReplacedBy: k.ReplacedBy, GraceUntil: utcOpt(k.GraceUntil),
 	}

@@ -87,7 +87,7 @@ func claimOf(c *discov1.Claim) Claim {
 		Summary: c.Spec.Summary,
 		Score:   c.Spec.Score,
 		Scope: ClaimScope{
-			Variables:            nonNil(c.Spec.Scope.Variables),
+			Variables:            resource.NonNil(c.Spec.Scope.Variables),
 			Domain:               c.Spec.Scope.Domain,
 			ConstraintsSatisfied: c.Spec.Scope.ConstraintsSatisfied,
 		},
@@ -129,7 +129,7 @@ func (s *Server) registerClaims() {
 }
 
 type listClaimsInput struct {
-	ProjectPath
+	resource.ProjectPath
 	resource.PageParams
 	Sort       string `query:"sort" enum:"created_at,score,tier,type" doc:"Field to sort by; default created_at."`
 	RunID      string `query:"run_id" maxLength:"64" doc:"Only claims of this run."`
@@ -194,7 +194,7 @@ func (s *Server) listClaims(ctx context.Context, in *listClaimsInput) (*rawJSON,
 }
 
 type ClaimPath struct {
-	ProjectPath
+	resource.ProjectPath
 	ClaimID string `path:"claim_id" maxLength:"64" doc:"Claim id (clm_ prefix)."`
 }
 

@@ -79,7 +79,7 @@ func (Evidence) Schema(r huma.Registry) *huma.Schema {
 type EvidenceCommon struct {
 	NegativeControlsPassed bool                             `json:"negative_controls_passed" required:"true" doc:"Whether the claim passed all of its negative controls."`
 	BootstrapStability     *float64                         `json:"bootstrap_stability,omitempty" doc:"Fraction of bootstrap resamples that reproduce the claim."`
-	NegativeControls       map[string]NegativeControlResult `json:"negative_controls,omitempty" nullable:"true" doc:"Each negative control run, by control name."`
+	NegativeControls       map[string]NegativeControlResult `json:"negative_controls,omitempty" doc:"Each negative control run, by control name."`
 }
 
 // NegativeControlResult is one negative control's outcome (engine/controls.Result).

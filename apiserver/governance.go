@@ -15,7 +15,6 @@ import (
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
-	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/promotion"
 	"github.com/discolab/disco/internal/webhook"
 )
@@ -165,20 +164,4 @@ func (s *Server) demoteClaim(ctx context.Context, in *struct {
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
 		DemotedAt: out.At, DemotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,
 	}}, nil
-}
-
-// ledgerAppend records a governance entry; without a ledger (not configured) nothing is
-// recorded and the id is "".
-func (s *Server) ledgerAppend(ctx context.Context, tenantID, projectID, eventType, claimID, runID, actor string, details map[string]any) (string, error) {
-	if s.opts.Ledger == nil {
-		return "", nil
-	}
-	e, err := s.opts.Ledger.Append(ctx, ledger.Entry{
-		TenantID: tenantID, ProjectID: projectID, EventType: eventType, ClaimID: claimID, RunID: runID,
-		Actor: actor, Details: details,
-	})
-	if err != nil {
-		return "", apierror.Internal(err)
-	}
-	return e.ID, nil
 }

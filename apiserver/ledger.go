@@ -135,7 +135,7 @@ func (s *Server) projectLedger(ctx context.Context, projectID string) error {
 }
 
 type listLedgerInput struct {
-	ProjectPath
+	resource.ProjectPath
 	resource.PageParams
 	Sort    string `query:"sort" enum:"timestamp,tree_index" doc:"Both give ledger order; default newest first."`
 	ClaimID string `query:"claim_id" maxLength:"64" doc:"Only entries about this claim."`
@@ -203,7 +203,7 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource
 }
 
 type LedgerEntryPath struct {
-	ProjectPath
+	resource.ProjectPath
 	EntryID string `path:"entry_id" maxLength:"64" doc:"Ledger entry id (led_ prefix)."`
 }
 
@@ -233,7 +233,7 @@ type LedgerVerification struct {
 	VerifiedAt    time.Time `json:"verified_at"`
 }
 
-func (s *Server) verifyLedger(ctx context.Context, in *ProjectPath) (*struct{ Body LedgerVerification }, error) {
+func (s *Server) verifyLedger(ctx context.Context, in *resource.ProjectPath) (*struct{ Body LedgerVerification }, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
@@ -277,7 +277,7 @@ func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*stru
 }
 
 func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
-	ProjectPath
+	resource.ProjectPath
 	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
 	NewSize int64 `query:"new_size" minimum:"1" doc:"Size of the later tree head; default the current size."`
 }) (*struct{ Body ledger.ConsistencyProof }, error) {
@@ -309,7 +309,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 
 // getLedgerCheckpoint answers the signed note itself, as transparency-log clients and
 // witnesses expect it (C2SP tlog-checkpoint), not wrapped in JSON.
-func (s *Server) getLedgerCheckpoint(ctx context.Context, in *ProjectPath) (*ledgerNote, error) {
+func (s *Server) getLedgerCheckpoint(ctx context.Context, in *resource.ProjectPath) (*ledgerNote, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ type OAuthClient struct {
 }
 
 func oauthClientOf(c *oauth.Client) OAuthClient {
-	return OAuthClient{ID: c.ID, Name: c.Name, RedirectURIs: c.RedirectURIs, Scopes: nonNil(c.Scopes), Public: c.Public, CreatedAt: c.CreatedAt}
+	return OAuthClient{ID: c.ID, Name: c.Name, RedirectURIs: c.RedirectURIs, Scopes: resource.NonNil(c.Scopes), Public: c.Public, CreatedAt: c.CreatedAt}
 }
 
 type oauthClientCreate struct {

@@ -1,5 +1,12 @@
 package apiserver
 
+import (
+	"github.com/discolab/disco/apiserver/campaigns"
+	"github.com/discolab/disco/apiserver/datasets"
+	"github.com/discolab/disco/apiserver/projects"
+	"github.com/discolab/disco/apiserver/runs"
+)
+
 // registerRoutes adds every operation under /v1. Each register function lives in the file
 // of the resource it names, and three of them also register a neighbouring resource:
 //
@@ -21,10 +28,10 @@ package apiserver
 // composition root mounts behind Guard.
 func (s *Server) registerRoutes() {
 	s.registerDocs()
-	s.registerProjects()
-	s.registerCampaigns()
-	s.registerDatasets()
-	s.registerRuns()
+	projects.Register(s.api, projects.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
+	campaigns.Register(s.api, campaigns.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
+	datasets.Register(s.api, datasets.Deps{Kit: s.kit, Blob: s.opts.Blob, MaxUploadBytes: s.opts.MaxUploadBytes, ScratchDir: s.opts.ScratchDir})
+	runs.Register(s.api, runs.Deps{Kit: s.kit, Blob: s.opts.Blob})
 	s.registerClaims()
 	s.registerLedger()
 	s.registerWebhooks()

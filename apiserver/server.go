@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/datasets"
 	"github.com/discolab/disco/apiserver/listindex"
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/apiserver/pagination"
@@ -109,10 +109,6 @@ type Server struct {
 	// authn resolves credentials (auth).
 	authn *auth.Authenticator
 
-	// campaignLocks serialises run submissions to one campaign in this replica (see
-	// submitRun); across replicas the run's slot id does.
-	campaignLocks sync.Map
-
 	oauth       *oauth.Provider
 	oauthSecret []byte
 }
@@ -132,9 +128,11 @@ func New(opts Options) (*Server, error) {
 		opts.BaseURL = "/v1"
 	}
 	opts.BaseURL = strings.TrimSuffix(opts.BaseURL, "/")
-	if err := prepareUploads(&opts); err != nil {
+	dir, err := datasets.PrepareUploads(opts.ScratchDir, opts.Logger)
+	if err != nil {
 		return nil, err
 	}
+	opts.ScratchDir = dir
 	s := &Server{
 		opts:     opts,
 		log:      opts.Logger.WithName("apiserver"),

@@ -30,7 +30,7 @@ type Webhook struct {
 }
 
 func webhookOf(w store.Webhook) Webhook {
-	return Webhook{ID: w.ID, URL: w.URL, Events: nonNil(w.Events), ProjectID: w.ProjectID, Status: w.Status, CreatedAt: w.CreatedAt.UTC()}
+	return Webhook{ID: w.ID, URL: w.URL, Events: resource.NonNil(w.Events), ProjectID: w.ProjectID, Status: w.Status, CreatedAt: w.CreatedAt.UTC()}
 }
 
 type webhookCreate struct {

@@ -6,9 +6,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/discolab/disco/apiserver/runs"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/discolab/disco/apiserver"
 )
 
 // Tool inputs. The run submission reuses the facade's request types (RunParameters,
@@ -82,17 +81,17 @@ type listRunsInput struct {
 // submitRunInput is the facade's run submission body plus the campaign it goes to.
 type submitRunInput struct {
 	campaignRef
-	Mode       string                   `json:"mode,omitempty" enum:"symbolic,neural,neuro_symbolic,causal" jsonschema:"Discovery mode; default: the project's settings.default_mode."`
-	DatasetID  string                   `json:"dataset_id" maxLength:"64" jsonschema:"The dataset to run on (ds_ prefix); it must be ready."`
-	Parameters *apiserver.RunParameters `json:"parameters,omitempty" jsonschema:"Run parameters (target_variables, constraints, max_complexity, epochs, cross_validate, ...)."`
-	Governance *apiserver.RunGovernance `json:"governance,omitempty" jsonschema:"negative_controls (shuffled_target, noise_feature, time_shift, placebo_cause) and evidence_threshold."`
+	Mode       string              `json:"mode,omitempty" enum:"symbolic,neural,neuro_symbolic,causal" jsonschema:"Discovery mode; default: the project's settings.default_mode."`
+	DatasetID  string              `json:"dataset_id" maxLength:"64" jsonschema:"The dataset to run on (ds_ prefix); it must be ready."`
+	Parameters *runs.RunParameters `json:"parameters,omitempty" jsonschema:"Run parameters (target_variables, constraints, max_complexity, epochs, cross_validate, ...)."`
+	Governance *runs.RunGovernance `json:"governance,omitempty" jsonschema:"negative_controls (shuffled_target, noise_feature, time_shift, placebo_cause) and evidence_threshold."`
 }
 
 type submitRunBody struct {
-	Mode       string                   `json:"mode,omitempty"`
-	DatasetID  string                   `json:"dataset_id"`
-	Parameters *apiserver.RunParameters `json:"parameters,omitempty"`
-	Governance *apiserver.RunGovernance `json:"governance,omitempty"`
+	Mode       string              `json:"mode,omitempty"`
+	DatasetID  string              `json:"dataset_id"`
+	Parameters *runs.RunParameters `json:"parameters,omitempty"`
+	Governance *runs.RunGovernance `json:"governance,omitempty"`
 }
 
 type listClaimsInput struct {

@@ -110,3 +110,11 @@ func UTCPtr(t *metav1.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// NonNil returns v, or an empty list for nil: lists are [] on the wire, never null.
+func NonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}

@@ -1,4 +1,4 @@
-package apiserver
+package runs
 
 import (
 	"context"
@@ -54,12 +54,12 @@ var artifactSort = pagination.Spec[artifactItem]{
 	ID: func(a artifactItem) string { return a.ref.ID },
 }
 
-func (s *Server) registerArtifacts(runBase string) {
-	transport.Register(s.api, huma.Operation{
+func (s *handlers) registerArtifacts(g huma.API, runBase string) {
+	transport.Register(g, huma.Operation{
 		OperationID: "listArtifacts", Method: http.MethodGet, Path: runBase + "/artifacts",
 		Summary: "List a run's artifacts", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 	}, auth.RunsRead, s.listArtifacts)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "getArtifactContent", Method: http.MethodGet, Path: runBase + "/artifacts/{artifact_id}/content",
 		Summary: "Download an artifact", Tags: []string{"Runs"}, Errors: []int{http.StatusNotFound},
 		Responses: map[string]*huma.Response{"200": {
@@ -76,7 +76,7 @@ type listArtifactsInput struct {
 	Kind string `query:"kind" enum:"plot,model,table,report" doc:"Only artifacts of this kind."`
 }
 
-func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*resource.ListOutput[Artifact], error) {
+func (s *handlers) listArtifacts(ctx context.Context, in *listArtifactsInput) (*resource.ListOutput[Artifact], error) {
 	r, err := s.run(ctx, &in.RunPath)
 	if err != nil {
 		return nil, err
@@ -87,10 +87,10 @@ func (s *Server) listArtifacts(ctx context.Context, in *listArtifactsInput) (*re
 			items = append(items, artifactItem{runID: in.RunID, ref: a})
 		}
 	}
-	return resource.Paginate(s.kit, items, artifactSort, in.PageParams, in.Sort, resource.FilterKey("run", in.RunID, "kind", in.Kind), artifactOf)
+	return resource.Paginate(s.Kit, items, artifactSort, in.PageParams, in.Sort, resource.FilterKey("run", in.RunID, "kind", in.Kind), artifactOf)
 }
 
-func (s *Server) getArtifactContent(ctx context.Context, in *struct {
+func (s *handlers) getArtifactContent(ctx context.Context, in *struct {
 	RunPath
 	ArtifactID string `path:"artifact_id" maxLength:"64"`
 }) (*huma.StreamResponse, error) {
@@ -107,7 +107,7 @@ func (s *Server) getArtifactContent(ctx context.Context, in *struct {
 	if ref == nil {
 		return nil, apierror.NotFound("artifact", in.ArtifactID)
 	}
-	if s.opts.Blob == nil {
+	if s.Blob == nil {
 		return nil, apierror.NotImplemented("artifact storage")
 	}
 	// The key comes from the Run's status, which the run's engine writes: stream it only
@@ -116,10 +116,10 @@ func (s *Server) getArtifactContent(ctx context.Context, in *struct {
 	_, t := auth.Who(ctx)
 	keys := blob.RunRef{TenantID: t.ID, Namespace: r.Namespace, Name: r.Name, UID: string(r.UID),
 		Created: r.CreationTimestamp.Time, StatusResultsKey: r.Status.ResultsKey}
-	rc, size, err := s.opts.Blob.GetRun(ctx, keys, ref.Key)
+	rc, size, err := s.Blob.GetRun(ctx, keys, ref.Key)
 	switch {
 	case errors.Is(err, blob.ErrForeignKey):
-		s.log.Info("warning: refused an artifact key outside the run's own prefix", "run", r.Namespace+"/"+r.Name,
+		s.Kit.Log.Info("warning: refused an artifact key outside the run's own prefix", "run", r.Namespace+"/"+r.Name,
 			"artifact_id", in.ArtifactID, "key", ref.Key, "request_id", transport.RequestID(ctx))
 		return nil, apierror.NotFound("artifact", in.ArtifactID)
 	case errors.Is(err, blob.ErrNotFound):

@@ -1,4 +1,4 @@
-package apiserver
+package datasets
 
 import (
 	"bytes"
@@ -15,146 +15,31 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
-	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
-	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/scratch"
 )
 
 // Supported dataset formats.
 var datasetFormats = []string{"parquet", "csv"}
 
-type Dataset struct {
-	ID           string    `json:"id" example:"ds_abcdefghijklmnopqrstuvwxyz"`
-	ProjectID    string    `json:"project_id"`
-	Name         string    `json:"name"`
-	Format       string    `json:"format" enum:"parquet,csv"`
-	Status       string    `json:"status" enum:"profiling,ready,failed"`
-	SizeBytes    int64     `json:"size_bytes"`
-	SHA256       string    `json:"sha256" doc:"Hex SHA-256 of the uploaded file."`
-	Rows         int64     `json:"rows" doc:"Row count; 0 until profiled."`
-	Columns      int32     `json:"columns" doc:"Column count; 0 until profiled."`
-	Variables    []string  `json:"variables"`
-	CreatedAt    time.Time `json:"created_at"`
-	CreatedBy    string    `json:"created_by"`
-	ProfileReady bool      `json:"profile_ready"`
-	Message      string    `json:"message,omitempty" doc:"Why profiling failed."`
-}
-
-func datasetPhase(d *discov1.Dataset) discov1.DatasetPhase {
-	if d.Status.Phase == "" {
-		return discov1.DatasetProfiling
-	}
-	return d.Status.Phase
-}
-
-func datasetOf(d *discov1.Dataset) Dataset {
-	vars := d.Status.Variables
-	if len(vars) == 0 {
-		vars = d.Spec.Variables
-	}
-	if vars == nil {
-		vars = []string{}
-	}
-	phase := datasetPhase(d)
-	return Dataset{
-		ID:           ids.FromName(d.Name),
-		ProjectID:    d.Spec.ProjectID,
-		Name:         d.Spec.DisplayName,
-		Format:       d.Spec.Format,
-		Status:       string(phase),
-		SizeBytes:    d.Spec.SizeBytes,
-		SHA256:       d.Spec.SHA256,
-		Rows:         d.Status.Rows,
-		Columns:      d.Status.Columns,
-		Variables:    vars,
-		CreatedAt:    resource.UTC(d.CreationTimestamp),
-		CreatedBy:    d.Spec.CreatedBy,
-		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
-		Message:      scratch.Redact(d.Status.Message),
-	}
-}
-
-type ColumnProfile struct {
-	Name      string   `json:"name"`
-	DType     string   `json:"dtype"`
-	Mean      *float64 `json:"mean"`
-	Std       *float64 `json:"std"`
-	NullCount int      `json:"null_count"`
-}
-
-type DataQuality struct {
-	Completeness    float64 `json:"completeness"`
-	DuplicateRows   int     `json:"duplicate_rows"`
-	OutlierFraction float64 `json:"outlier_fraction"`
-}
-
-type DatasetProfile struct {
-	DatasetID   string          `json:"dataset_id"`
-	Status      string          `json:"status" enum:"ready"`
-	RowCount    int             `json:"row_count"`
-	ColumnCount int             `json:"column_count"`
-	Columns     []ColumnProfile `json:"columns"`
-	Quality     DataQuality     `json:"quality"`
-	ProfiledAt  *time.Time      `json:"profiled_at"`
-}
-
-// datasetMetadata is the JSON text part of an upload.
-type datasetMetadata struct {
-	Name      string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
-	Format    string   `json:"format" required:"true"`
-	Variables []string `json:"variables,omitempty" maxItems:"4096"`
-}
-
-func (s *Server) registerDatasets() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "uploadDataset", Method: http.MethodPost, Path: "/projects/{project_id}/datasets",
-		Summary: "Upload a dataset", Tags: []string{"Datasets"}, DefaultStatus: http.StatusCreated,
-		Description: "multipart/form-data with a binary part `file` and a JSON text part `metadata` " +
-			"({name, format, variables}). Formats: parquet, csv. The file is streamed to storage; the " +
-			"dataset starts in status profiling and becomes ready when profiling ends. A file with more than " +
-			"4096 columns is refused (422 dataset_too_wide, details.columns and details.limit). An archived " +
-			"project accepts no uploads (409 conflict, details.status archived).",
-		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
-			http.StatusUnprocessableEntity},
-		Metadata: map[string]any{transport.MetaRaw: true},
-	}, auth.DatasetsWrite, s.uploadDataset)
-	s.documentUpload()
-
-	transport.Register(s.api, huma.Operation{
-		OperationID: "listDatasets", Method: http.MethodGet, Path: "/projects/{project_id}/datasets",
-		Summary: "List a project's datasets", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
-	}, auth.DatasetsRead, s.listDatasets)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "getDataset", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}",
-		Summary: "Get a dataset", Tags: []string{"Datasets"}, Errors: []int{http.StatusNotFound},
-	}, auth.DatasetsRead, s.getDataset)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "getDatasetProfile", Method: http.MethodGet, Path: "/projects/{project_id}/datasets/{dataset_id}/profile",
-		Summary: "Get a dataset's profile", Tags: []string{"Datasets"},
-		Description: "Answers 409 dataset_not_ready while the dataset is profiling (or if profiling failed).",
-		Errors:      []int{http.StatusNotFound, http.StatusConflict},
-	}, auth.DatasetsRead, s.getDatasetProfile)
-}
-
 // documentUpload describes the multipart body in OpenAPI. The operation itself declares
 // no body, so huma never reads it: the handler streams it.
-func (s *Server) documentUpload() {
-	op := s.api.OpenAPI().Paths["/projects/{project_id}/datasets"].Post
+func documentUpload(api huma.API) {
+	op := api.OpenAPI().Paths["/projects/{project_id}/datasets"].Post
 	op.RequestBody = &huma.RequestBody{
 		Required: true,
 		Content: map[string]*huma.MediaType{"multipart/form-data": {
@@ -163,7 +48,7 @@ func (s *Server) documentUpload() {
 				Required: []string{"file", "metadata"},
 				Properties: map[string]*huma.Schema{
 					"file":     {Type: "string", Format: "binary", Description: "The dataset file."},
-					"metadata": s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[datasetMetadata](), true, "DatasetMetadata"),
+					"metadata": api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[datasetMetadata](), true, "DatasetMetadata"),
 				},
 			},
 			Encoding: map[string]*huma.Encoding{"metadata": {ContentType: "application/json"}},
@@ -171,22 +56,17 @@ func (s *Server) documentUpload() {
 	}
 }
 
-type datasetOutput struct {
-	Location string `header:"Location"`
-	Body     Dataset
-}
-
-func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOutput, error) {
+func (s *handlers) uploadDataset(ctx context.Context, in *resource.ProjectPath) (*datasetOutput, error) {
 	p, t := auth.Who(ctx)
 	w, r := transport.RawRequest(ctx)
-	proj, err := s.kit.Project(ctx, in.ProjectID)
+	proj, err := s.Kit.Project(ctx, in.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	if err := archivedProject(proj, "uploads"); err != nil {
+	if err := projects.Archived(proj, "uploads"); err != nil {
 		return nil, err
 	}
-	if s.opts.Blob == nil {
+	if s.Blob == nil {
 		return nil, apierror.NotImplemented("dataset storage")
 	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -194,7 +74,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		return nil, apierror.New(http.StatusUnsupportedMediaType, apierror.CodeUnsupportedMedia,
 			"dataset upload takes multipart/form-data with parts file and metadata")
 	}
-	limit := s.opts.MaxUploadBytes
+	limit := s.MaxUploadBytes
 	// The multipart framing and the metadata part ride on top of the file.
 	r.Body = http.MaxBytesReader(w, r.Body, limit+1<<20)
 	mr := multipart.NewReader(r.Body, params["boundary"])
@@ -218,7 +98,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			scratch.Remove(spool)
 		}
 		if stored && !succeeded {
-			_ = s.opts.Blob.Delete(context.WithoutCancel(ctx), key)
+			_ = s.Blob.Delete(context.WithoutCancel(ctx), key)
 		}
 	}()
 	tooLarge := func() error {
@@ -269,7 +149,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			sniff = &sniffer{}
 			// The file is spooled to a private scratch file (0600, swept at start) and
 			// checked there before it is stored (issue 17).
-			if spool, err = scratch.Create(s.opts.ScratchDir, uploadPrefix); err != nil {
+			if spool, err = scratch.Create(s.ScratchDir, uploadPrefix); err != nil {
 				return nil, apierror.Internal(err)
 			}
 			src := &readRecorder{r: io.LimitReader(part, limit+1)}
@@ -320,7 +200,7 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 			With("columns", n).With("limit", data.MaxColumns)
 	}
 	stored = true // from here on a failure deletes whatever reached the store
-	if _, _, err := s.opts.Blob.PutStream(ctx, key, io.NewSectionReader(spool, 0, size), limit); err != nil {
+	if _, _, err := s.Blob.PutStream(ctx, key, io.NewSectionReader(spool, 0, size), limit); err != nil {
 		return nil, apierror.Internal(err)
 	}
 
@@ -345,33 +225,33 @@ func (s *Server) uploadDataset(ctx context.Context, in *ProjectPath) (*datasetOu
 		// storage key, so "../../etc/passwd" is just a string.
 		ds.Annotations = map[string]string{"api.disco.dev/filename": truncate(fileName, 255)}
 	}
-	if err := s.opts.Client.Create(ctx, ds); err != nil {
+	if err := s.Kit.Client.Create(ctx, ds); err != nil {
 		return nil, resource.WriteErrorOf(err, "dataset", id)
 	}
 	succeeded = true
-	s.kit.AwaitCache(ctx, ds)
-	return &datasetOutput{Location: s.opts.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: datasetOf(ds)}, nil
+	s.Kit.AwaitCache(ctx, ds)
+	return &datasetOutput{Location: s.Kit.BaseURL + "/projects/" + in.ProjectID + "/datasets/" + id, Body: Of(ds)}, nil
 }
 
 // uploadPrefix names the scratch files uploads are spooled to.
 const uploadPrefix = "upload-"
 
-// prepareUploads makes the upload scratch directory private (see scratch.Dir) and deletes
-// the upload files a killed process left in it (issue 17).
-func prepareUploads(opts *Options) error {
-	dir, err := scratch.Dir(opts.ScratchDir)
+// PrepareUploads makes the upload scratch directory dir private (see scratch.Dir; ""
+// is a private directory under the OS temp dir) and deletes the upload files a killed
+// process left in it (issue 17). It returns the directory.
+func PrepareUploads(dir string, log logr.Logger) (string, error) {
+	dir, err := scratch.Dir(dir)
 	if err != nil {
-		return fmt.Errorf("apiserver: %w", err)
+		return "", fmt.Errorf("apiserver: %w", err)
 	}
-	opts.ScratchDir = dir
 	n, err := scratch.Sweep(dir, uploadPrefix)
 	if err != nil {
-		return fmt.Errorf("apiserver: sweep %s: %w", dir, err)
+		return "", fmt.Errorf("apiserver: sweep %s: %w", dir, err)
 	}
 	if n > 0 {
-		opts.Logger.Info("deleted upload files left by an earlier process", "count", n, "dir", dir)
+		log.Info("deleted upload files left by an earlier process", "count", n, "dir", dir)
 	}
-	return nil
+	return dir, nil
 }
 
 // readRecorder remembers the error its reader returned, so a failed copy can be told
@@ -499,114 +379,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-type listDatasetsInput struct {
-	ProjectPath
-	resource.PageParams
-	Sort   string `query:"sort" enum:"created_at,name,size_bytes" doc:"Field to sort by; default created_at."`
-	Status string `query:"status" enum:"profiling,ready,failed" doc:"Only datasets with this status."`
-	Format string `query:"format" enum:"parquet,csv" doc:"Only datasets of this format."`
-}
-
-var datasetSort = pagination.Spec[*discov1.Dataset]{
-	Name: "datasets",
-	Fields: map[string]func(*discov1.Dataset) pagination.Key{
-		"created_at": func(d *discov1.Dataset) pagination.Key { return resource.CreatedKey(d) },
-		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.Spec.DisplayName)) },
-		"size_bytes": func(d *discov1.Dataset) pagination.Key { return pagination.Number(float64(d.Spec.SizeBytes)) },
-	},
-	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
-	ID: func(d *discov1.Dataset) string { return d.Name },
-}
-
-func (s *Server) listDatasets(ctx context.Context, in *listDatasetsInput) (*resource.ListOutput[Dataset], error) {
-	_, t := auth.Who(ctx)
-	if _, err := s.kit.Project(ctx, in.ProjectID); err != nil {
-		return nil, err
-	}
-	var list discov1.DatasetList
-	if err := s.kit.List(ctx, &list, client.InNamespace(t.Namespace), client.MatchingFields{index.Project: in.ProjectID}); err != nil {
-		return nil, apierror.Internal(err)
-	}
-	items := make([]*discov1.Dataset, 0, len(list.Items))
-	for i := range list.Items {
-		d := &list.Items[i]
-		if d.DeletionTimestamp != nil || (in.Status != "" && string(datasetPhase(d)) != in.Status) || (in.Format != "" && d.Spec.Format != in.Format) {
-			continue
-		}
-		items = append(items, d)
-	}
-	return resource.Paginate(s.kit, items, datasetSort, in.PageParams, in.Sort, resource.FilterKey("project", in.ProjectID, "status", in.Status, "format", in.Format), datasetOf)
-}
-
-type DatasetPath struct {
-	ProjectPath
-	DatasetID string `path:"dataset_id" maxLength:"64" doc:"Dataset id (ds_ prefix)."`
-}
-
-// dataset loads a dataset of a reachable project.
-func (s *Server) dataset(ctx context.Context, projectID, id string) (*discov1.Dataset, error) {
-	if _, err := s.kit.Project(ctx, projectID); err != nil {
-		return nil, err
-	}
-	var d discov1.Dataset
-	if err := s.kit.GetIn(ctx, "dataset", ids.Dataset, id, &d); err != nil {
-		return nil, err
-	}
-	if d.Spec.ProjectID != projectID {
-		return nil, apierror.NotFound("dataset", id)
-	}
-	return &d, nil
-}
-
-func (s *Server) getDataset(ctx context.Context, in *DatasetPath) (*struct{ Body Dataset }, error) {
-	d, err := s.dataset(ctx, in.ProjectID, in.DatasetID)
-	if err != nil {
-		return nil, err
-	}
-	return &struct{ Body Dataset }{Body: datasetOf(d)}, nil
-}
-
-func (s *Server) getDatasetProfile(ctx context.Context, in *DatasetPath) (*struct{ Body DatasetProfile }, error) {
-	d, err := s.dataset(ctx, in.ProjectID, in.DatasetID)
-	if err != nil {
-		return nil, err
-	}
-	if datasetPhase(d) != discov1.DatasetReady || d.Status.ProfileKey == "" {
-		e := apierror.New(http.StatusConflict, apierror.CodeDatasetNotReady, "the dataset is %s; its profile is not available", datasetPhase(d)).
-			With("dataset_id", in.DatasetID).With("status", string(datasetPhase(d)))
-		if d.Status.Message != "" {
-			e.With("reason", scratch.Redact(d.Status.Message))
-		}
-		return nil, e
-	}
-	if s.opts.Blob == nil {
-		return nil, apierror.NotImplemented("dataset storage")
-	}
-	// The status names the key; only the tenant's own keys are read (issue 14 item 3).
-	_, t := auth.Who(ctx)
-	if !blob.DatasetOwnsProfileKey(t.ID, t.Namespace, d.Name, d.Status.ProfileKey) {
-		s.log.Info("warning: refused a dataset profile key outside the tenant's prefix", "dataset", d.Namespace+"/"+d.Name,
-			"key", d.Status.ProfileKey, "request_id", transport.RequestID(ctx))
-		return nil, apierror.NotFound("dataset profile", in.DatasetID)
-	}
-	rc, err := s.opts.Blob.Get(ctx, d.Status.ProfileKey)
-	if err != nil {
-		return nil, apierror.Internal(err)
-	}
-	defer rc.Close()
-	var prof DatasetProfile
-	if err := json.NewDecoder(io.LimitReader(rc, 64<<20)).Decode(&prof); err != nil {
-		return nil, apierror.Internal(err)
-	}
-	prof.DatasetID = in.DatasetID
-	prof.Status = string(discov1.DatasetReady)
-	if prof.Columns == nil {
-		prof.Columns = []ColumnProfile{}
-	}
-	if d.Status.ProfiledAt != nil {
-		prof.ProfiledAt = resource.UTCPtr(d.Status.ProfiledAt)
-	}
-	return &struct{ Body DatasetProfile }{Body: prof}, nil
 }

@@ -1,0 +1,104 @@
+package datasets
+
+import (
+	"time"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/scratch"
+)
+
+type Dataset struct {
+	ID           string    `json:"id" example:"ds_abcdefghijklmnopqrstuvwxyz"`
+	ProjectID    string    `json:"project_id"`
+	Name         string    `json:"name"`
+	Format       string    `json:"format" enum:"parquet,csv"`
+	Status       string    `json:"status" enum:"profiling,ready,failed"`
+	SizeBytes    int64     `json:"size_bytes"`
+	SHA256       string    `json:"sha256" doc:"Hex SHA-256 of the uploaded file."`
+	Rows         int64     `json:"rows" doc:"Row count; 0 until profiled."`
+	Columns      int32     `json:"columns" doc:"Column count; 0 until profiled."`
+	Variables    []string  `json:"variables"`
+	CreatedAt    time.Time `json:"created_at"`
+	CreatedBy    string    `json:"created_by"`
+	ProfileReady bool      `json:"profile_ready"`
+	Message      string    `json:"message,omitempty" doc:"Why profiling failed."`
+}
+
+// Phase is the dataset's phase, profiling until the controller has set one.
+func Phase(d *discov1.Dataset) discov1.DatasetPhase {
+	if d.Status.Phase == "" {
+		return discov1.DatasetProfiling
+	}
+	return d.Status.Phase
+}
+
+// Of is the wire form of a dataset.
+func Of(d *discov1.Dataset) Dataset {
+	vars := d.Status.Variables
+	if len(vars) == 0 {
+		vars = d.Spec.Variables
+	}
+	if vars == nil {
+		vars = []string{}
+	}
+	phase := Phase(d)
+	return Dataset{
+		ID:           ids.FromName(d.Name),
+		ProjectID:    d.Spec.ProjectID,
+		Name:         d.Spec.DisplayName,
+		Format:       d.Spec.Format,
+		Status:       string(phase),
+		SizeBytes:    d.Spec.SizeBytes,
+		SHA256:       d.Spec.SHA256,
+		Rows:         d.Status.Rows,
+		Columns:      d.Status.Columns,
+		Variables:    vars,
+		CreatedAt:    resource.UTC(d.CreationTimestamp),
+		CreatedBy:    d.Spec.CreatedBy,
+		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
+		Message:      scratch.Redact(d.Status.Message),
+	}
+}
+
+type ColumnProfile struct {
+	Name      string   `json:"name"`
+	DType     string   `json:"dtype"`
+	Mean      *float64 `json:"mean"`
+	Std       *float64 `json:"std"`
+	NullCount int      `json:"null_count"`
+}
+
+type DataQuality struct {
+	Completeness    float64 `json:"completeness"`
+	DuplicateRows   int     `json:"duplicate_rows"`
+	OutlierFraction float64 `json:"outlier_fraction"`
+}
+
+type DatasetProfile struct {
+	DatasetID   string          `json:"dataset_id"`
+	Status      string          `json:"status" enum:"ready"`
+	RowCount    int             `json:"row_count"`
+	ColumnCount int             `json:"column_count"`
+	Columns     []ColumnProfile `json:"columns"`
+	Quality     DataQuality     `json:"quality"`
+	ProfiledAt  *time.Time      `json:"profiled_at"`
+}
+
+// datasetMetadata is the JSON text part of an upload.
+type datasetMetadata struct {
+	Name      string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
+	Format    string   `json:"format" required:"true"`
+	Variables []string `json:"variables,omitempty" maxItems:"4096"`
+}
+
+type datasetOutput struct {
+	Location string `header:"Location"`
+	Body     Dataset
+}
+
+type DatasetPath struct {
+	resource.ProjectPath
+	DatasetID string `path:"dataset_id" maxLength:"64" doc:"Dataset id (ds_ prefix)."`
+}
