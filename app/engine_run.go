@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/runexec"
 )
 
 // newEngineRunCommand is what a run's Job executes: it reads the Run, runs the engine on
@@ -50,7 +50,7 @@ func newEngineRunCommand() *cobra.Command {
 			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run); err != nil {
 				return fmt.Errorf("run %s/%s: %w", namespace, name, err)
 			}
-			exec := &controllers.Execution{Client: c, Blob: b, ScratchDir: scratch, TimeLimit: timeLimit,
+			exec := &runexec.Execution{Client: c, Blob: b, ScratchDir: scratch, TimeLimit: timeLimit,
 				Isolated: true, TenantID: tenantID}
 			return exec.Execute(ctx, run)
 		},
@@ -60,6 +60,6 @@ func newEngineRunCommand() *cobra.Command {
 	cmd.Flags().StringVar(&tenantID, "tenant", "", "tenant of the Run's namespace (ten_...); its blob keys are under runs/<tenant>/")
 	cmd.Flags().StringVar(&blobURL, "blob-url", os.Getenv("DISCO_BLOB_URL"), "blob store holding datasets and results")
 	cmd.Flags().StringVar(&scratch, "scratch-dir", "", "where the dataset is downloaded (default: the OS temp dir)")
-	cmd.Flags().DurationVar(&timeLimit, "time-limit", controllers.DefaultRunTimeLimit, "engine time limit")
+	cmd.Flags().DurationVar(&timeLimit, "time-limit", runexec.DefaultRunTimeLimit, "engine time limit")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/index"
+	"github.com/discolab/disco/runexec"
 )
 
 type managerOptions struct {
@@ -114,10 +115,10 @@ func runManager(ctx context.Context, o managerOptions) error {
 		if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 			return err
 		}
-		var executor controllers.RunExecutor
+		var executor runexec.RunExecutor
 		switch o.executor {
 		case "local":
-			executor = &controllers.LocalExecutor{Exec: &controllers.Execution{Client: mgr.GetClient(), Blob: b.blob}}
+			executor = &runexec.LocalExecutor{Exec: &runexec.Execution{Client: mgr.GetClient(), Blob: b.blob}}
 		case "job":
 			if o.engineImage == "" {
 				return errors.New("--engine-image (or DISCO_ENGINE_IMAGE) is required with --executor=job")
@@ -130,7 +131,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 			if err != nil {
 				return err
 			}
-			executor = &controllers.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, BlobURL: o.blobURL, BlobVolume: vol,
+			executor = &runexec.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, BlobURL: o.blobURL, BlobVolume: vol,
 				CPU: cpu, Memory: mem}
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)

@@ -8,12 +8,13 @@ import (
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/metrics"
 	"github.com/discolab/disco/internal/webhook"
+	"github.com/discolab/disco/runexec"
 )
 
 // setupRuns registers the controllers with the in-process executor (disco dev).
 func setupRuns(ctx context.Context, mgr ctrl.Manager, b *backends, scratch string, allowLoopback bool) error {
-	executor := &controllers.LocalExecutor{
-		Exec: &controllers.Execution{Client: mgr.GetClient(), Blob: b.blob, ScratchDir: scratch},
+	executor := &runexec.LocalExecutor{
+		Exec: &runexec.Execution{Client: mgr.GetClient(), Blob: b.blob, ScratchDir: scratch},
 	}
 	return setupControllers(ctx, mgr, b, scratch, executor, allowLoopback)
 }
@@ -21,7 +22,7 @@ func setupRuns(ctx context.Context, mgr ctrl.Manager, b *backends, scratch strin
 // setupControllers registers the controllers with everything a run needs: the executor, the
 // blob store, the ledger, webhook events and their leader-elected dispatcher. Field indexes
 // must already be registered.
-func setupControllers(ctx context.Context, mgr ctrl.Manager, b *backends, scratch string, executor controllers.RunExecutor, allowLoopback bool) error {
+func setupControllers(ctx context.Context, mgr ctrl.Manager, b *backends, scratch string, executor runexec.RunExecutor, allowLoopback bool) error {
 	events := webhook.NewPublisher(b.store, nil)
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
 		Profiler:    &controllers.BlobProfiler{Blob: b.blob, ScratchDir: scratch},

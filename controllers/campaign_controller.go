@@ -18,6 +18,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // CampaignReconciler computes a campaign's budget counters from its runs, moves it between
@@ -77,7 +78,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: projectID(campaign)}); err != nil {
 		return ctrl.Result{}, err
 	}
-	tenantID, _ := namespaceTenant(ctx, r.Client, campaign.Namespace) // "" in a namespace of no tenant
+	tenantID, _ := tenancy.OfNamespace(ctx, r.Client, campaign.Namespace) // "" in a namespace of no tenant
 	if err := observeGovernance(ctx, r.Ledger, campaign, tenantID, campaign.Spec.ProjectID, "campaign",
 		campaign.Spec.Governance, &campaign.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err

@@ -13,6 +13,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // ClaimReconciler records tier moves in the claim's status (previous tier), owns each claim
@@ -86,7 +87,7 @@ func (r *ClaimReconciler) finalize(ctx context.Context, claim *discov1.Claim) er
 func (r *ClaimReconciler) ledgerDeletion(ctx context.Context, claim *discov1.Claim) error {
 	// The namespace's tenant label, not the Tenant: a tenant's claims are deleted with its
 	// namespace after the Tenant itself is gone.
-	tenantID, err := namespaceTenant(ctx, r.Client, claim.Namespace)
+	tenantID, err := tenancy.OfNamespace(ctx, r.Client, claim.Namespace)
 	if err != nil {
 		return err
 	}

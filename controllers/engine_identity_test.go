@@ -23,6 +23,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/runexec"
 )
 
 // installManifest creates the objects of a YAML file from config/ (if not there yet).
@@ -59,7 +60,7 @@ func as(user string) client.Client {
 
 // engineOf is the client of a run's engine: its Job's service account.
 func engineOf(run *discov1.Run) client.Client {
-	return as("system:serviceaccount:" + run.Namespace + ":" + EngineIdentity(run.Name))
+	return as("system:serviceaccount:" + run.Namespace + ":" + runexec.EngineIdentity(run.Name))
 }
 
 // jobRun submits a run that the Job executor takes and waits for its Job.
@@ -84,12 +85,12 @@ func otherTenantsRun() *discov1.Run {
 
 // isolatedRun submits a Job run of a new tenant and returns the Execution its pod runs:
 // `disco engine run` as the run's engine identity, under the admission policy.
-func isolatedRun(rows int, target string) (*discov1.Tenant, *discov1.Run, *Execution) {
+func isolatedRun(rows int, target string) (*discov1.Tenant, *discov1.Run, *runexec.Execution) {
 	installEnginePolicy()
 	tenant, ns := newTenant()
 	p := newProject(tenant, ns)
 	run := jobRun(p, uploadCSV(p, linearCSV(rows)), target)
-	pod := &Execution{Client: engineOf(run), Blob: testBlob, ScratchDir: GinkgoT().TempDir(), TimeLimit: 20 * time.Second,
+	pod := &runexec.Execution{Client: engineOf(run), Blob: testBlob, ScratchDir: GinkgoT().TempDir(), TimeLimit: 20 * time.Second,
 		Isolated: true, TenantID: ids.FromName(tenant.Name)}
 	Eventually(func() error { return pod.Client.Get(ctx, client.ObjectKeyFromObject(run), &discov1.Run{}) }, 10*time.Second).Should(Succeed())
 	return tenant, run, pod
@@ -112,7 +113,7 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		p := newProject(tenant, ns)
 		ds := uploadCSV(p, linearCSV(50))
 		run := jobRun(p, ds, "y")
-		name := EngineIdentity(run.Name)
+		name := runexec.EngineIdentity(run.Name)
 
 		job := &batchv1.Job{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), job)).To(Succeed())
@@ -170,9 +171,9 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		p := newProject(tenant, ns)
 		run := jobRun(p, uploadCSV(p, linearCSV(50)), "y")
 		engine := engineOf(run)
-		keys := runBlobs(run, ids.FromName(tenant.Name))
+		keys := runexec.RunBlobs(run, ids.FromName(tenant.Name))
 		foreign := otherTenantsRun()
-		foreignKeys := runBlobs(foreign, foreign.Labels[discov1.LabelTenant])
+		foreignKeys := runexec.RunBlobs(foreign, foreign.Labels[discov1.LabelTenant])
 
 		units := int64(0)
 		Eventually(func() error { // until the policy is in force
@@ -217,7 +218,7 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
 			g.Expect(run.Status.Phase).To(Equal(discov1.RunCompleted), run.Status.Message)
 		}, 30*time.Second).Should(Succeed())
-		Expect(run.Status.ResultsKey).To(Equal(runBlobs(run, ids.FromName(tenant.Name)).Results()))
+		Expect(run.Status.ResultsKey).To(Equal(runexec.RunBlobs(run, ids.FromName(tenant.Name)).Results()))
 		Expect(run.Status.ComputeUnitsUsed).To(BeNumerically(">=", 1))
 		claims := &discov1.ClaimList{}
 		Expect(k8sClient.List(ctx, claims, client.InNamespace(ns), client.MatchingLabels{discov1.LabelRun: ids.FromName(run.Name)})).To(Succeed())
@@ -225,7 +226,7 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		Expect(claims.Items).NotTo(BeEmpty())
 		var want []string
 		for i := range claims.Items {
-			want = append(want, ClaimID(ids.FromName(tenant.Name), run, i))
+			want = append(want, runexec.ClaimID(ids.FromName(tenant.Name), run, i))
 		}
 		for _, c := range claims.Items {
 			Expect(ids.FromName(c.Name)).To(BeElementOf(want))
@@ -267,9 +268,9 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		claimed := run.DeepCopy()
 		now := metav1.Now()
 		claimed.Status.StartedAt, claimed.Status.ComputeUnitsUsed = &now, 1
-		Expect(ChargedUnits(ctx, testJobs, claimed, time.Now())).To(BeEquivalentTo(90))
+		Expect(runexec.ChargedUnits(ctx, testJobs, claimed, time.Now())).To(BeEquivalentTo(90))
 		// Without a record of its own the executor charges from startedAt.
-		Expect(ChargedUnits(ctx, &LocalExecutor{}, claimed, now.Add(30*time.Second))).To(BeEquivalentTo(30))
+		Expect(runexec.ChargedUnits(ctx, &runexec.LocalExecutor{}, claimed, now.Add(30*time.Second))).To(BeEquivalentTo(30))
 	})
 
 	It("the manager's ClusterRole (config/rbac/role.yaml) may grant the engine identity, holding what it grants", func() {
@@ -283,16 +284,16 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		run := newRun(newCampaign(p, 100, 5, nil), 1) // never executed: the identity is made here
-		manager := &JobExecutor{Client: as(user)}
-		Eventually(func() error { return manager.ensureIdentity(ctx, run) }, 10*time.Second).Should(Succeed())
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineIdentity(run.Name)}, &rbacv1.Role{})).To(Succeed())
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: EngineIdentity(run.Name)}, &rbacv1.RoleBinding{})).To(Succeed())
+		manager := &runexec.JobExecutor{Client: as(user)}
+		Eventually(func() error { return manager.EnsureIdentity(ctx, run) }, 10*time.Second).Should(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: runexec.EngineIdentity(run.Name)}, &rbacv1.Role{})).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: runexec.EngineIdentity(run.Name)}, &rbacv1.RoleBinding{})).To(Succeed())
 	})
 
 	It("removes the namespace-wide engine grant earlier versions made, and leaves others' objects alone", func() {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "legacy-" + ids.New("x")[2:12]}}
 		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-		disco := map[string]string{LabelManagedBy: "disco"}
+		disco := map[string]string{discov1.LabelManagedBy: "disco"}
 		rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: LegacyEngineServiceAccount, Namespace: ns.Name, Labels: disco},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "disco-engine"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: LegacyEngineServiceAccount, Namespace: ns.Name}}}

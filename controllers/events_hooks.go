@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -9,6 +10,23 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 )
+
+// EventPublisher announces events to webhooks (internal/webhook's Publisher).
+type EventPublisher interface {
+	Publish(ctx context.Context, tenantID, projectID, eventType string, data map[string]any) (string, error)
+}
+
+// publish sends an event when a publisher is configured; a failure is reported, not fatal:
+// the event outbox is durable once enqueued, and enqueueing is retried by the next reconcile.
+func publish(ctx context.Context, p EventPublisher, tenantID, projectID, typ string, data map[string]any) error {
+	if p == nil {
+		return nil
+	}
+	if _, err := p.Publish(ctx, tenantID, projectID, typ, data); err != nil {
+		return fmt.Errorf("publish %s: %w", typ, err)
+	}
+	return nil
+}
 
 // tenantOfProject finds the tenant id of a project for event routing.
 func tenantOfProject(ctx context.Context, c client.Client, namespace, projectID string) (string, bool) {

@@ -13,6 +13,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/runexec"
 )
 
 // envtest has no Job controller: like JobSet's tests, these specs write Job status by hand
@@ -34,7 +35,7 @@ var _ = Describe("Run execution (Job executor)", func() {
 		job := jobOf(run)
 		Expect(job.OwnerReferences).To(HaveLen(1))
 		Expect(job.OwnerReferences[0].Name).To(Equal(run.Name))
-		Expect(*job.Spec.ActiveDeadlineSeconds).To(BeNumerically("==", (time.Minute + deadlineGrace).Seconds()))
+		Expect(*job.Spec.ActiveDeadlineSeconds).To(BeNumerically("==", (time.Minute + runexec.DeadlineGrace).Seconds()))
 		Expect(*job.Spec.BackoffLimit).To(BeEquivalentTo(1))
 		Expect(job.Spec.TTLSecondsAfterFinished).NotTo(BeNil())
 		Expect(ptr.Deref(job.Spec.Suspend, false)).To(BeFalse())

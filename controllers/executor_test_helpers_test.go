@@ -5,20 +5,19 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/runexec"
 )
 
 // gatedExecutor routes runs by their campaign's name: "exec" to the local executor, "job"
 // to the Job executor, anything else nowhere, so the bookkeeping specs can watch runs sit in
 // queued while the execution specs run the real engine or real Jobs.
 type gatedExecutor struct {
-	*LocalExecutor
-	jobs *JobExecutor
+	*runexec.LocalExecutor
+	jobs *runexec.JobExecutor
 }
 
-func (g *gatedExecutor) route(run *discov1.Run) RunExecutor {
+func (g *gatedExecutor) route(run *discov1.Run) runexec.RunExecutor {
 	c := &discov1.Campaign{}
 	if err := k8sClient.Get(context.Background(), objectKey(run.Namespace, run.Spec.CampaignID), c); err != nil {
 		return nil
@@ -32,28 +31,22 @@ func (g *gatedExecutor) route(run *discov1.Run) RunExecutor {
 	return nil
 }
 
-func (g *gatedExecutor) Submit(run *discov1.Run) bool {
+func (g *gatedExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, error) {
 	if x := g.route(run); x != nil {
-		return x.Submit(run)
+		return x.Submit(ctx, run)
 	}
-	return false
-}
-
-// Active asks the Job executor first, as the run queue asks a run's own executor: a run
-// whose Job exists is active until the Job ends.
-func (g *gatedExecutor) Active(key types.NamespacedName) bool {
-	return g.jobs.Active(key) || g.LocalExecutor.Active(key)
+	return false, nil
 }
 
 func (g *gatedExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
-	if x, ok := g.route(run).(*JobExecutor); ok {
+	if x, ok := g.route(run).(*runexec.JobExecutor); ok {
 		return x.Failure(ctx, run)
 	}
 	return "", false
 }
 
 func (g *gatedExecutor) ExecutionSpan(ctx context.Context, run *discov1.Run) (time.Time, *time.Time, bool) {
-	if x, ok := g.route(run).(*JobExecutor); ok {
+	if x, ok := g.route(run).(*runexec.JobExecutor); ok {
 		return x.ExecutionSpan(ctx, run)
 	}
 	return time.Time{}, nil, false

@@ -3,13 +3,14 @@ package controllers
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
-
+	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/tenancy"
+	"github.com/discolab/disco/runexec"
 )
 
 // Object names are ids with the first "_" replaced by "-"; these helpers keep that mapping
@@ -61,13 +62,13 @@ func removeFinalizer(ctx context.Context, c client.Client, obj client.Object) er
 
 // tenantOfNamespace finds the tenant a namespace belongs to (its tenant label), or nil.
 func tenantOfNamespace(ctx context.Context, c client.Client, namespace string) *discov1.Tenant {
-	ns := &corev1.Namespace{}
-	if err := c.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
-		return nil
-	}
-	t := &discov1.Tenant{}
-	if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, t); err != nil {
-		return nil
-	}
-	return t
+	return tenancy.TenantOf(ctx, c, namespace)
 }
+
+// The run execution's names the reconcilers use.
+const LabelKueueQueue = runexec.LabelKueueQueue
+
+func jobFinished(job *batchv1.Job) bool { return runexec.JobFinished(job) }
+
+// truncate cuts s to at most n bytes, for fields the CRDs bound.
+func truncate(s string, n int) string { return s[:min(len(s), n)] }

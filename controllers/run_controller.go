@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,12 +29,8 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/runexec"
 )
-
-// deadlineGrace is added to a run's time limit before a run that has not finished is
-// declared stuck: the engine returns its best result when the limit expires, so a run
-// still going after the grace period is not making progress.
-const deadlineGrace = 2 * time.Minute
 
 // RunReconciler drives a run from queued to a final state: admission under the tenant's
 // concurrency limit, execution through the executor, deadline, cancellation, and the
@@ -41,7 +39,7 @@ type RunReconciler struct {
 	client.Client
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
-	Executor  RunExecutor
+	Executor  runexec.RunExecutor
 	Blob      *blob.Bucket
 	Ledger    *ledger.Ledger
 	Events    EventPublisher
@@ -59,21 +57,19 @@ func (r *RunReconciler) timeLimit() time.Duration {
 	if r.TimeLimit > 0 {
 		return r.TimeLimit
 	}
-	return DefaultRunTimeLimit
+	return runexec.DefaultRunTimeLimit
 }
 
 func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	run := &discov1.Run{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
-		if r.Executor != nil {
-			r.Executor.Cancel(req.NamespacedName)
+		if apierrors.IsNotFound(err) {
+			r.cancelGone(ctx, req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
-		if r.Executor != nil {
-			r.Executor.Cancel(req.NamespacedName)
-		}
+		r.cancelGone(ctx, req.NamespacedName)
 		return ctrl.Result{}, r.finalize(ctx, run)
 	}
 	if adopted, err := adopt(ctx, r.Client, run, objectKey(run.Namespace, run.Spec.CampaignID), &discov1.Campaign{}); adopted || err != nil {
@@ -116,12 +112,14 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	}
 	if _, cancel := run.Annotations[discov1.AnnotationCancelRequested]; cancel {
 		if r.Executor != nil {
-			r.Executor.Cancel(key)
+			if err := r.Executor.Cancel(ctx, key); err != nil {
+				return ctrl.Result{}, fmt.Errorf("cancelling the run's execution: %w", err)
+			}
 		}
 		r.finish(ctx, run, discov1.RunCancelled, discov1.ReasonCancelled, "cancelled on request")
 		return ctrl.Result{}, nil
 	}
-	if resultsReady(run) {
+	if runexec.ResultsReady(run) {
 		return ctrl.Result{}, r.complete(ctx, run)
 	}
 	if r.Executor == nil {
@@ -129,7 +127,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		return ctrl.Result{}, nil
 	}
 
-	if fr, ok := r.Executor.(FailureReporter); ok {
+	if fr, ok := r.Executor.(runexec.FailureReporter); ok {
 		if msg, failed := fr.Failure(ctx, run); failed {
 			r.finish(ctx, run, discov1.RunFailed, discov1.ReasonExecutorFailed, msg)
 			return ctrl.Result{}, nil
@@ -139,18 +137,22 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 	switch run.Status.Phase {
 	case discov1.RunRunning:
 		if run.Status.StartedAt != nil {
-			deadline := run.Status.StartedAt.Add(r.timeLimit() + deadlineGrace)
+			deadline := run.Status.StartedAt.Add(r.timeLimit() + runexec.DeadlineGrace)
 			if now := r.now(); now.After(deadline) {
-				r.Executor.Cancel(key)
+				if err := r.Executor.Cancel(ctx, key); err != nil {
+					return ctrl.Result{}, fmt.Errorf("stopping the run after its deadline: %w", err)
+				}
 				r.finish(ctx, run, discov1.RunFailed, discov1.ReasonDeadlineExceeded,
-					fmt.Sprintf("the run did not finish within its time limit of %s plus %s grace; it was stopped", r.timeLimit(), deadlineGrace))
+					fmt.Sprintf("the run did not finish within its time limit of %s plus %s grace; it was stopped", r.timeLimit(), runexec.DeadlineGrace))
 				return ctrl.Result{}, nil
 			}
 		}
-		if !r.Executor.Active(key) {
+		if !r.Executor.Active(ctx, key) {
 			// The process that ran it is gone (restart): run it again from the start; the
 			// seed makes the result the same, and claims are derived from the run id.
-			r.Executor.Submit(run)
+			if _, err := r.Executor.Submit(ctx, run); err != nil {
+				return ctrl.Result{}, fmt.Errorf("submitting the run again: %w", err)
+			}
 		}
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	case discov1.RunQueued:
@@ -183,7 +185,7 @@ func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase disc
 	}
 	// The controller charges, from the executor's own record when it has one; whatever the
 	// engine wrote into computeUnitsUsed is not trusted (issue 17, item 2).
-	run.Status.ComputeUnitsUsed = ChargedUnits(ctx, r.Executor, run, now.Time)
+	run.Status.ComputeUnitsUsed = runexec.ChargedUnits(ctx, r.Executor, run, now.Time)
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
 	succeeded, failed := metav1.ConditionFalse, metav1.ConditionTrue
 	if phase == discov1.RunCompleted {
@@ -226,28 +228,31 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		tier = tenant.Spec.Tier
 	}
 	limit := TenantRunLimit(tenant)
-	if n := r.slotsTaken(runs.Items, run); n >= limit {
+	if n := r.slotsTaken(ctx, runs.Items, run); n >= limit {
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
 			fmt.Sprintf("the tenant already runs %d runs, its limit (%s tier: %d); this run starts when one finishes", n, tier, limit))
 		return ctrl.Result{RequeueAfter: time.Minute}, nil // a finishing run wakes the queue at once (SetupWithManager)
 	}
-	if ahead := r.queuedAhead(runs.Items, run); ahead > 0 {
+	if ahead := r.queuedAhead(ctx, runs.Items, run); ahead > 0 {
 		// First in, first out per tenant: the oldest queued run takes the next slot.
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
 			fmt.Sprintf("%d earlier runs of the tenant are waiting for a slot first", ahead))
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
-	if r.Executor.Submit(run) {
+	started, submitErr := r.Executor.Submit(ctx, run)
+	if submitErr != nil {
+		log.FromContext(ctx).Error(submitErr, "the executor did not take the run")
+	}
+	if started {
 		// Admitted=True is set by the execution when the engine really starts.
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, "submitted; waiting for an executor worker to start it")
-	} else if wait := capacityWait(ctx, r.Client, r.Executor, run); wait != "" {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, wait)
 	} else {
 		msg := "the executor did not take the run; it is tried again"
-		if se, ok := r.Executor.(SubmitErrorReporter); ok {
-			if err := se.SubmitError(client.ObjectKeyFromObject(run)); err != nil {
-				msg = truncate(err.Error(), 2048) + "; it is tried again"
-			}
+		if se, ok := r.Executor.(runexec.SubmitErrorReporter); ok && submitErr == nil {
+			submitErr = se.SubmitError(client.ObjectKeyFromObject(run))
+		}
+		if submitErr != nil {
+			msg = truncate(submitErr.Error(), 2048) + "; it is tried again"
 		}
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonNotSubmitted, msg)
 	}
@@ -288,7 +293,7 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 		// charges a run (ChargedUnits); until then its status.computeUnitsUsed is no charge
 		// (issue 14: budget spent stays spent; issue 17, item 2).
 		used = run.DeepCopy()
-		used.Status.ComputeUnitsUsed = ChargedUnits(ctx, r.Executor, run, r.now().Time)
+		used.Status.ComputeUnitsUsed = runexec.ChargedUnits(ctx, r.Executor, run, r.now().Time)
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		camp := &discov1.Campaign{}
@@ -313,7 +318,7 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.ProjectID), project); err != nil {
 		return fmt.Errorf("project %s: %w", run.Spec.ProjectID, err)
 	}
-	res, err := readResults(ctx, r.Blob, run)
+	res, err := runexec.ReadResults(ctx, r.Blob, run)
 	if err != nil {
 		return fmt.Errorf("read results: %w", err)
 	}
@@ -321,8 +326,8 @@ func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
 	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), campaign); err != nil {
 		return fmt.Errorf("campaign %s: %w", run.Spec.CampaignID, err)
 	}
-	m := &materializer{client: r.Client, ledger: r.Ledger, events: r.Events}
-	if _, bestID, err := m.materialize(ctx, run, project.Spec.TenantID, governance.PolicyFor(project, campaign), res); err != nil {
+	m := &runexec.Materializer{Client: r.Client, Ledger: r.Ledger}
+	if _, bestID, err := m.Materialize(ctx, run, project.Spec.TenantID, governance.PolicyFor(project, campaign), res); err != nil {
 		return err
 	} else if bestID != "" {
 		best := res.Claims[res.Summary.BestClaimIndex]
@@ -385,6 +390,18 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 	}
 	setCondition(&run.Status.Conditions, run, discov1.RunConditionAnnounced, metav1.ConditionTrue, discov1.ReasonPublished, "webhook events enqueued")
 	return nil
+}
+
+// cancelGone stops the execution of a run that is gone or going. A failure is only logged:
+// the run's Job is owned by the Run and goes with it, and an in-process execution ends
+// with the manager.
+func (r *RunReconciler) cancelGone(ctx context.Context, key types.NamespacedName) {
+	if r.Executor == nil {
+		return
+	}
+	if err := r.Executor.Cancel(ctx, key); err != nil {
+		log.FromContext(ctx).Error(err, "cancelling the execution of a deleted run", "run", key)
+	}
 }
 
 func titleCase(s string) string {
@@ -450,7 +467,7 @@ func jobEnded() predicate.Predicate {
 // finished ones whose execution has not ended yet: a run completes once its results are
 // stored, while its Job's pod may still be exiting, and the tenant's limit bounds engine
 // pods as well as runs (issue 13).
-func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
+func (r *RunReconciler) slotsTaken(ctx context.Context, runs []discov1.Run, run *discov1.Run) int {
 	n := 0
 	for i := range runs {
 		o := &runs[i]
@@ -458,9 +475,9 @@ func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
 		case o.Name == run.Name:
 		case o.Status.Phase == discov1.RunRunning:
 			n++
-		case o.Status.Phase == discov1.RunQueued && r.Executor.Active(client.ObjectKeyFromObject(o)):
+		case o.Status.Phase == discov1.RunQueued && r.Executor.Active(ctx, client.ObjectKeyFromObject(o)):
 			n++
-		case o.Status.Phase.Finished() && r.Executor.Active(client.ObjectKeyFromObject(o)):
+		case o.Status.Phase.Finished() && r.Executor.Active(ctx, client.ObjectKeyFromObject(o)):
 			n++
 		}
 	}
@@ -470,7 +487,7 @@ func (r *RunReconciler) slotsTaken(runs []discov1.Run, run *discov1.Run) int {
 // queuedAhead counts the runs of the namespace that wait for a slot and were created before
 // run: they are admitted first. A run already handed to the executor, or one waiting for a
 // missing project or campaign, or one the executor did not take, does not hold the queue.
-func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
+func (r *RunReconciler) queuedAhead(ctx context.Context, runs []discov1.Run, run *discov1.Run) int {
 	n := 0
 	for i := range runs {
 		o := &runs[i]
@@ -481,7 +498,7 @@ func (r *RunReconciler) queuedAhead(runs []discov1.Run, run *discov1.Run) int {
 			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound || c.Reason == discov1.ReasonNotSubmitted) {
 			continue
 		}
-		if r.Executor.Active(client.ObjectKeyFromObject(o)) {
+		if r.Executor.Active(ctx, client.ObjectKeyFromObject(o)) {
 			continue
 		}
 		n++

@@ -18,6 +18,7 @@ import (
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/metrics"
+	"github.com/discolab/disco/runexec"
 )
 
 // uploadCSV stores a CSV in the blob store and creates its Dataset (profiled by the fake).
@@ -99,7 +100,7 @@ var _ = Describe("Run execution (local executor)", func() {
 		Expect(entries[0].ID).To(Equal(best.Spec.LedgerEntryID))
 		Expect(entries[0].Actor).To(Equal("system"))
 
-		ok, err := testBlob.Exists(ctx, runBlobs(run, ids.FromName(tenant.Name)).Results())
+		ok, err := testBlob.Exists(ctx, runexec.RunBlobs(run, ids.FromName(tenant.Name)).Results())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ok).To(BeTrue())
 

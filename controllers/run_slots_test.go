@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -16,9 +17,9 @@ import (
 // activeSet is an executor whose executions are active for the named runs.
 type activeSet map[string]bool
 
-func (a activeSet) Submit(*discov1.Run) bool             { return false }
-func (a activeSet) Cancel(types.NamespacedName) bool     { return false }
-func (a activeSet) Active(key types.NamespacedName) bool { return a[key.Name] }
+func (a activeSet) Submit(context.Context, *discov1.Run) (bool, error)      { return false, nil }
+func (a activeSet) Cancel(context.Context, types.NamespacedName) error      { return nil }
+func (a activeSet) Active(_ context.Context, key types.NamespacedName) bool { return a[key.Name] }
 func runIn(name string, phase discov1.RunPhase) discov1.Run {
 	return discov1.Run{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Status: discov1.RunStatus{Phase: phase}}
 }
@@ -36,7 +37,7 @@ func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
 		runIn("cancelled", discov1.RunCancelled),
 	}
 	next := runIn("next", discov1.RunQueued)
-	if n := r.slotsTaken(runs, &next); n != 3 {
+	if n := r.slotsTaken(context.Background(), runs, &next); n != 3 {
 		t.Errorf("slots taken = %d, want 3: running, submitted and the completed run whose Job is still active", n)
 	}
 
@@ -87,7 +88,7 @@ func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 		run   int
 		ahead int
 	}{{0, 0}, {1, 1}, {2, 2}, {8, 3}} {
-		if n := r.queuedAhead(runs, &runs[tc.run]); n != tc.ahead {
+		if n := r.queuedAhead(context.Background(), runs, &runs[tc.run]); n != tc.ahead {
 			t.Errorf("%s: %d runs ahead, want %d", runs[tc.run].Name, n, tc.ahead)
 		}
 	}

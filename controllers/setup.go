@@ -14,6 +14,7 @@ import (
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/runexec"
 )
 
 // Options wires optional collaborators into the reconcilers.
@@ -28,7 +29,7 @@ type Options struct {
 
 	// Run execution: the executor (nil leaves runs queued with a NoExecutor condition),
 	// where results live, the ledger for claim entries, and webhook events.
-	Executor     RunExecutor
+	Executor     runexec.RunExecutor
 	Blob         *blob.Bucket
 	Ledger       *ledger.Ledger
 	Events       EventPublisher
@@ -52,7 +53,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 			opts.OnExhausted = budgetExhaustedEvent(c, opts.Events)
 		}
 	}
-	if x, ok := opts.Executor.(*LocalExecutor); ok {
+	if x, ok := opts.Executor.(*runexec.LocalExecutor); ok {
 		if err := mgr.Add(x); err != nil {
 			return err
 		}

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/discolab/disco/internal/conditions"
 	"github.com/discolab/disco/internal/patch"
 )
 
@@ -53,15 +53,9 @@ func now(c clock.PassiveClock) time.Time {
 	return c.Now()
 }
 
-// setCondition sets a condition stamped with the object's generation.
+// setCondition sets a condition stamped with the object's generation (internal/conditions).
 func setCondition(conds *[]metav1.Condition, obj client.Object, typ string, status metav1.ConditionStatus, reason, message string) bool {
-	return meta.SetStatusCondition(conds, metav1.Condition{
-		Type:               typ,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: obj.GetGeneration(),
-	})
+	return conditions.Set(conds, obj, typ, status, reason, message)
 }
 
 // joinPatchErr folds the deferred status-patch error into the reconcile error. A conflict

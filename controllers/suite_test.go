@@ -27,6 +27,7 @@ import (
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/runexec"
 )
 
 var (
@@ -42,9 +43,9 @@ var (
 	testBlob   *blob.Bucket
 	testLedger *ledger.Ledger
 	testEvents *recordingPublisher
-	testJobs   *JobExecutor
+	testJobs   *runexec.JobExecutor
 	// testExecution plays the Job's pod: what `disco engine run` does inside it.
-	testExecution *Execution
+	testExecution *runexec.Execution
 )
 
 func TestControllers(t *testing.T) {
@@ -97,11 +98,11 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	testLedger, err = ledger.New(testStore, key.Signer)
 	Expect(err).NotTo(HaveOccurred())
-	local := &LocalExecutor{Workers: 2, Exec: &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}}
+	local := &runexec.LocalExecutor{Workers: 2, Exec: &runexec.Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}}
 	Expect(mgr.Add(local)).To(Succeed())
 	testEvents = &recordingPublisher{}
-	testJobs = &JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
-	testExecution = &Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
+	testJobs = &runexec.JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
+	testExecution = &runexec.Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
 	Expect(Setup(ctx, mgr, Options{Clock: testClock, Profiler: &fakeProfiler{},
 		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
 	go func() {

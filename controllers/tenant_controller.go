@@ -27,7 +27,7 @@ import (
 )
 
 // LabelManagedBy marks namespaces disco created, so deletion only removes its own.
-const LabelManagedBy = "app.kubernetes.io/managed-by"
+const LabelManagedBy = discov1.LabelManagedBy
 
 // TenantNamespace is the namespace a tenant's objects live in.
 func TenantNamespace(t *discov1.Tenant) string {
@@ -106,10 +106,6 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return ctrl.Result{}, err
 	}
 	tenant.Status.Namespace = name
-	if err := r.ensureQuota(ctx, tenant, name); err != nil {
-		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonQuotaFailed, err.Error())
-		return ctrl.Result{}, err
-	}
 	if err := r.countRuns(ctx, tenant, name); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -185,8 +181,6 @@ func (r *TenantReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&discov1.Tenant{}).
 		Owns(&corev1.Namespace{}).
-		Owns(&corev1.ResourceQuota{}).
-		Owns(&corev1.LimitRange{}).
 		// A run that starts, queues or ends changes its tenant's counts.
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.tenantOfRun), builder.WithPredicates(runPhaseChanged())).
 		Named("tenant").

@@ -24,7 +24,7 @@ var _ = Describe("Tenant controller", func() {
 		namespace := &corev1.Namespace{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: ns}, namespace)).To(Succeed())
 		Expect(namespace.Labels).To(HaveKeyWithValue(discov1.LabelTenant, ids.FromName(tenant.Name)))
-		Expect(namespace.Labels).To(HaveKeyWithValue(LabelManagedBy, "disco"))
+		Expect(namespace.Labels).To(HaveKeyWithValue(discov1.LabelManagedBy, "disco"))
 
 		// No namespace-wide engine identity: each run's Job gets its own (issue 17 item 2).
 		bindings := &rbacv1.RoleBindingList{}

@@ -9,6 +9,11 @@ const (
 	LabelRun      = "discovery.disco.dev/run"
 	LabelDataset  = "discovery.disco.dev/dataset"
 
+	// LabelManagedBy (value "disco") marks the objects disco made itself in a tenant's
+	// namespace (the namespace, engine identities, quotas), so that it only ever deletes
+	// its own (the Kubernetes recommended label app.kubernetes.io/managed-by).
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+
 	// AnnotationCancelRequested asks for a run to be cancelled. A Run's spec is immutable, so
 	// cancellation is a request on the object's metadata (value: RFC 3339 time and actor).
 	AnnotationCancelRequested = "discovery.disco.dev/cancel-requested"

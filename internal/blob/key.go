@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -79,6 +81,15 @@ func randomName(kind, name string) bool {
 // tenant and namespace keep tenants apart (runs of two tenants may share a name); the
 // object's uid keeps a run apart from an earlier run of the same name. Readers accept only
 // keys under the run's own prefix: see RunRef and Bucket.GetRun.
+
+// RunRefOf is the one builder of a run's RunRef: the run's blobs in the given tenant, with
+// what decides whether a key of the earlier layout is the run's own (its creation time and
+// its status.resultsKey). Every writer and reader of a run's blobs (the run execution, the
+// controller reading results, the facade streaming artifacts) names them through it.
+func RunRefOf(tenantID string, run metav1.Object, statusResultsKey string) RunRef {
+	return RunRef{TenantID: tenantID, Namespace: run.GetNamespace(), Name: run.GetName(), UID: string(run.GetUID()),
+		Created: run.GetCreationTimestamp().Time, StatusResultsKey: statusResultsKey}
+}
 
 // RunPrefix is the prefix of every blob of one run.
 func RunPrefix(tenantID, namespace, runName, runUID string) string {

@@ -27,9 +27,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/runexec"
 	"github.com/discolab/disco/test/live"
 )
 
@@ -161,7 +161,7 @@ func checkEnginePod(t *testing.T, e *env, run *discov1.Run) {
 	if len(c.Args) < 2 || c.Args[0] != "engine" || c.Args[1] != "run" {
 		t.Errorf("pod %s runs %v, want disco engine run", p.Name, c.Args)
 	}
-	if p.Spec.ServiceAccountName != controllers.EngineIdentity(run.Name) {
+	if p.Spec.ServiceAccountName != runexec.EngineIdentity(run.Name) {
 		t.Errorf("pod %s runs as %s, want the run's own identity", p.Name, p.Spec.ServiceAccountName)
 	}
 	// The kubelet refuses to start a runAsNonRoot container whose user is root, so a pod
@@ -317,10 +317,10 @@ func localClaims(t *testing.T, e *env, clusterRun *discov1.Run) []byte {
 	ds, ns = ds.DeepCopy(), ns.DeepCopy()
 	ds.ResourceVersion, ns.ResourceVersion = "", ""
 	fc := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run, ds, ns).WithStatusSubresource(&discov1.Run{}).Build()
-	x := &controllers.LocalExecutor{Workers: 1, Exec: &controllers.Execution{Client: fc, Blob: local, ScratchDir: dir,
-		TimeLimit: controllers.DefaultRunTimeLimit}}
+	x := &runexec.LocalExecutor{Workers: 1, Exec: &runexec.Execution{Client: fc, Blob: local, ScratchDir: dir,
+		TimeLimit: runexec.DefaultRunTimeLimit}}
 	go func() { _ = x.Start(ctx) }()
-	live.Eventually(t, 10*time.Second, "the local executor started", func() bool { return x.Submit(run) })
+	live.Eventually(t, 10*time.Second, "the local executor started", func() bool { started, _ := x.Submit(ctx, run); return started })
 	latest := &discov1.Run{}
 	live.Eventually(t, 10*time.Minute, "the local run's results", func() bool {
 		if err := fc.Get(ctx, client.ObjectKeyFromObject(run), latest); err != nil {

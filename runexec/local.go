@@ -1,4 +1,4 @@
-package controllers
+package runexec
 
 import (
 	"context"
@@ -9,17 +9,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
-
-// RunExecutor starts and stops run executions. The local pool implements it for `disco dev`;
-// the Job executor for clusters.
-type RunExecutor interface {
-	// Submit starts the run unless it is already active; it reports whether it started it.
-	Submit(run *discov1.Run) bool
-	// Cancel stops an active run; it reports whether one was active.
-	Cancel(key types.NamespacedName) bool
-	// Active reports whether the run is executing (or waiting for a worker) here.
-	Active(key types.NamespacedName) bool
-}
 
 // LocalExecutor runs discovery in-process on a bounded pool of workers. It is a manager
 // Runnable: runs start only after the manager started it, and stop with it (a run stopped
@@ -64,16 +53,18 @@ func (x *LocalExecutor) Start(ctx context.Context) error {
 // NeedLeaderElection: only the leader executes runs.
 func (x *LocalExecutor) NeedLeaderElection() bool { return true }
 
-func (x *LocalExecutor) Submit(run *discov1.Run) bool {
+// Submit queues the run for a worker. The execution's context is the executor's, not the
+// caller's: a run outlives the reconcile that submitted it and stops with the manager.
+func (x *LocalExecutor) Submit(_ context.Context, run *discov1.Run) (bool, error) {
 	x.init()
 	key := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.ctx == nil {
-		return false // not started yet; the reconciler retries
+		return false, nil // not started yet; the reconciler retries
 	}
 	if _, ok := x.active[key]; ok {
-		return false
+		return false, nil
 	}
 	ctx, cancel := context.WithCancel(x.ctx)
 	x.active[key] = cancel
@@ -97,22 +88,23 @@ func (x *LocalExecutor) Submit(run *discov1.Run) bool {
 			log.FromContext(ctx).Info("run failed", "run", key, "reason", err.Error())
 		}
 	}()
-	return true
+	return true, nil
 }
 
-func (x *LocalExecutor) Cancel(key types.NamespacedName) bool {
+// Cancel stops the run's execution, if it has one here.
+func (x *LocalExecutor) Cancel(_ context.Context, key types.NamespacedName) error {
 	x.init()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cancel, ok := x.active[key]
-	if ok {
+	if cancel, ok := x.active[key]; ok {
 		cancel()
 		delete(x.active, key)
 	}
-	return ok
+	return nil
 }
 
-func (x *LocalExecutor) Active(key types.NamespacedName) bool {
+// Active reports whether the run executes or waits for a worker here.
+func (x *LocalExecutor) Active(_ context.Context, key types.NamespacedName) bool {
 	x.init()
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -1,4 +1,4 @@
-package controllers
+package runexec
 
 import (
 	"context"
@@ -11,14 +11,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 )
-
-// ExecutionObserver is implemented by executors that keep their own record of when a
-// run's execution started and ended, one the run's engine cannot write.
-type ExecutionObserver interface {
-	// ExecutionSpan returns when the run's execution started and, once it ended, when;
-	// ok is false when the executor has no record of it.
-	ExecutionSpan(ctx context.Context, run *discov1.Run) (start time.Time, end *time.Time, ok bool)
-}
 
 // ChargedUnits is the compute a run is charged when the controller finishes it at now.
 // Usage is never the engine's to write (issue 17 item 2): it comes from the executor's own

@@ -1,4 +1,4 @@
-package controllers
+package runexec
 
 import (
 	"context"
@@ -30,8 +30,8 @@ func TestReadResultsReadsOnlyTheRunsOwnKey(t *testing.T) {
 		CreationTimestamp: metav1.NewTime(time.Now().Add(-time.Hour))}}
 	// The same-named run of tenant B, and what else lies in the store.
 	other := &discov1.Run{ObjectMeta: metav1.ObjectMeta{Namespace: "disco-b", Name: name, UID: types.UID("uid-b")}}
-	own := runBlobs(run, tenantA).Results()
-	foreign := runBlobs(other, tenantB).Results()
+	own := RunBlobs(run, tenantA).Results()
+	foreign := RunBlobs(other, tenantB).Results()
 	sameTenantElsewhere := blob.RunResultsKey(tenantA, "disco-b", name, "uid-a")
 	for _, key := range []string{own, foreign, sameTenantElsewhere, blob.LegacyRunResultsKey(name), "datasets/ds-x/results.json"} {
 		if err := b.Put(ctx, key, []byte(`{"claims":[]}`)); err != nil {
@@ -41,14 +41,14 @@ func TestReadResultsReadsOnlyTheRunsOwnKey(t *testing.T) {
 
 	for _, key := range []string{own, blob.LegacyRunResultsKey(name)} {
 		run.Status.ResultsKey = key
-		if _, err := readResults(ctx, b, run); err != nil {
+		if _, err := ReadResults(ctx, b, run); err != nil {
 			t.Errorf("own results at %s: %v", key, err)
 		}
 	}
 	for _, key := range []string{foreign, sameTenantElsewhere, "datasets/ds-x/results.json", "",
 		"runs/not-a-tenant/disco-a/" + name + "/uid-a/results.json", own + "/../../../../../../" + foreign} {
 		run.Status.ResultsKey = key
-		if _, err := readResults(ctx, b, run); !errors.Is(err, blob.ErrForeignKey) {
+		if _, err := ReadResults(ctx, b, run); !errors.Is(err, blob.ErrForeignKey) {
 			t.Errorf("results at %q: %v, want ErrForeignKey", key, err)
 		}
 	}
@@ -59,7 +59,7 @@ func TestReadResultsReadsOnlyTheRunsOwnKey(t *testing.T) {
 	if err := b.Put(ctx, human.Status.ResultsKey, []byte(`{"claims":[]}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readResults(ctx, b, human); !errors.Is(err, blob.ErrForeignKey) {
+	if _, err := ReadResults(ctx, b, human); !errors.Is(err, blob.ErrForeignKey) {
 		t.Errorf("human-named legacy results: %v, want ErrForeignKey", err)
 	}
 }

@@ -1,9 +1,8 @@
-package controllers
+package runexec
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -21,11 +20,6 @@ import (
 	"github.com/discolab/disco/internal/metrics"
 )
 
-// EventPublisher announces events to webhooks (internal/webhook's Publisher).
-type EventPublisher interface {
-	Publish(ctx context.Context, tenantID, projectID, eventType string, data map[string]any) (string, error)
-}
-
 // ClaimID is the id of the i-th claim of a run: derived, so materialising results twice
 // (after a crash) finds the claims it already made. It names the tenant, namespace, name
 // and uid of the run, so same-named runs of two tenants, or a run created again under an
@@ -41,18 +35,18 @@ func legacyClaimID(runID string, i int) string {
 	return ids.Derive(ids.Claim, runID, "claim", strconv.Itoa(i))
 }
 
-// materializer turns a run's results.json into Claim objects with their ledger entries.
-type materializer struct {
-	client client.Client
-	ledger *ledger.Ledger
-	events EventPublisher
+// Materializer turns a run's results.json into Claim objects with their ledger entries.
+type Materializer struct {
+	Client client.Client
+	// Ledger records each claim's creation; nil records nothing.
+	Ledger *ledger.Ledger
 }
 
-// materialize creates every claim of the results that does not exist yet. Each claim's
+// Materialize creates every claim of the results that does not exist yet. Each claim's
 // claim_created entry is appended before the object is created; if the process dies in
 // between, the next pass finds the entry by claim id and reuses it, so nothing is ledgered
 // twice and no claim is lost.
-func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenantID string, pol governance.Policy, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
+func (m *Materializer) Materialize(ctx context.Context, run *discov1.Run, tenantID string, pol governance.Policy, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
 	runID := ids.FromName(run.Name)
 	legacy := run.Status.ResultsKey == blob.LegacyRunResultsKey(run.Name)
 	for i := range res.Claims {
@@ -65,7 +59,7 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 			bestID = id
 		}
 		existing := &discov1.Claim{}
-		err := m.client.Get(ctx, objectKey(run.Namespace, id), existing)
+		err := m.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ids.ToName(id)}, existing)
 		if err == nil {
 			continue
 		}
@@ -81,10 +75,10 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 			return nil, "", err
 		}
 		claim.Spec.Tier = tier
-		if err := controllerutil.SetControllerReference(run, claim, m.client.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(run, claim, m.Client.Scheme()); err != nil {
 			return nil, "", err
 		}
-		if err := m.client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := m.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, "", err
 		}
 		metrics.ClaimsCreated.WithLabelValues(string(claim.Spec.Type), string(claim.Spec.Tier)).Inc()
@@ -97,11 +91,11 @@ func (m *materializer) materialize(ctx context.Context, run *discov1.Run, tenant
 // campaign auto-promotes, the evaluation) and returns the claim_created entry and the tier
 // the claim starts in. The ledger is the source of truth for that tier: after a crash the
 // entries already written decide it, so the object never disagrees with its ledger.
-func (m *materializer) ledgerClaim(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (string, discov1.Tier, error) {
-	if m.ledger == nil {
+func (m *Materializer) ledgerClaim(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (string, discov1.Tier, error) {
+	if m.Ledger == nil {
 		return "", discov1.TierExplore, nil
 	}
-	prior, err := m.ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 100})
+	prior, err := m.Ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 100})
 	if err != nil {
 		return "", "", err
 	}
@@ -126,7 +120,7 @@ func (m *materializer) ledgerClaim(ctx context.Context, run *discov1.Run, tenant
 
 // autoPromote applies the campaign's auto_promote_to: the claim starts in that tier when it
 // passes the same checks a user's promotion must pass; the evaluation is ledgered either way.
-func (m *materializer) autoPromote(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (discov1.Tier, error) {
+func (m *Materializer) autoPromote(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim, pol governance.Policy) (discov1.Tier, error) {
 	target := pol.AutoPromoteTo
 	if target.Rank() <= discov1.TierExplore.Rank() {
 		return discov1.TierExplore, nil
@@ -142,7 +136,7 @@ func (m *materializer) autoPromote(ctx context.Context, run *discov1.Run, tenant
 		entry.Details = map[string]any{"operation": "auto_promote", "from_tier": string(discov1.TierExplore), "requested_tier": string(target),
 			"result": "rejected", "constraint": eval.Constraint, "governance_evaluation": eval.Details()}
 	}
-	if _, err := m.ledger.Append(ctx, entry); err != nil {
+	if _, err := m.Ledger.Append(ctx, entry); err != nil {
 		return "", err
 	}
 	if eval.Allowed() {
@@ -151,12 +145,12 @@ func (m *materializer) autoPromote(ctx context.Context, run *discov1.Run, tenant
 	return discov1.TierExplore, nil
 }
 
-func (m *materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim) (string, error) {
+func (m *Materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run, tenantID, claimID string, c *engine.Claim) (string, error) {
 	controls := map[string]any{}
 	for name, r := range c.Evidence.NegativeControls {
 		controls[name] = map[string]any{"passed": r.Passed, "p_value": r.PValue}
 	}
-	entry, err := m.ledger.Append(ctx, ledger.Entry{
+	entry, err := m.Ledger.Append(ctx, ledger.Entry{
 		TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "claim_created",
 		ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
 		Details: map[string]any{
@@ -174,7 +168,7 @@ func (m *materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run,
 		if r.Passed {
 			result = "passed"
 		}
-		if _, err := m.ledger.Append(ctx, ledger.Entry{
+		if _, err := m.Ledger.Append(ctx, ledger.Entry{
 			TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "negative_control_evaluated",
 			ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
 			Details: map[string]any{"control_type": name, "result": result, "validation_dataset_id": run.Spec.DatasetID, "score": r.PValue, "p_value": r.PValue},
@@ -228,30 +222,4 @@ func claimObject(run *discov1.Run, id string, c *engine.Claim, ledgerEntryID str
 		claim.Labels[discov1.LabelTenant] = tenant
 	}
 	return claim, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
-func limit(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
-// publish sends an event when a publisher is configured; a failure is reported, not fatal:
-// the event outbox is durable once enqueued, and enqueueing is retried by the next reconcile.
-func publish(ctx context.Context, p EventPublisher, tenantID, projectID, typ string, data map[string]any) error {
-	if p == nil {
-		return nil
-	}
-	if _, err := p.Publish(ctx, tenantID, projectID, typ, data); err != nil {
-		return fmt.Errorf("publish %s: %w", typ, err)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package controllers
+package runexec
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -24,38 +23,19 @@ import (
 	"github.com/discolab/disco/engine"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/conditions"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/patch"
 	"github.com/discolab/disco/internal/runspec"
+	"github.com/discolab/disco/internal/tenancy"
 )
-
-// DefaultRunTimeLimit bounds a run that names none; the deadline that fails a stuck run is
-// this plus a grace period.
-const DefaultRunTimeLimit = runspec.DefaultTimeLimit
 
 // maxResultsBytes bounds the results.json the controller reads into memory.
 const maxResultsBytes = 64 << 20
 
-// runBlobs names the blob keys of a run of the given tenant (issue 14 item 3).
-func runBlobs(run *discov1.Run, tenantID string) blob.RunRef {
-	return blob.RunRef{TenantID: tenantID, Namespace: run.Namespace, Name: run.Name, UID: string(run.UID),
-		Created: run.CreationTimestamp.Time, StatusResultsKey: run.Status.ResultsKey}
-}
-
-// namespaceTenant is the tenant a namespace belongs to: the label the tenant controller
-// sets, which it never moves to another tenant.
-func namespaceTenant(ctx context.Context, c client.Reader, namespace string) (string, error) {
-	ns := &corev1.Namespace{}
-	if err := c.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
-		return "", fmt.Errorf("namespace %s: %w", namespace, err)
-	}
-	if t := ns.Labels[discov1.LabelTenant]; ids.Valid(ids.Tenant, t) {
-		return t, nil
-	}
-	return "", errNoTenant(namespace)
-}
-
-func errNoTenant(namespace string) error {
-	return fmt.Errorf("namespace %s belongs to no tenant; runs execute only in a tenant's namespace", namespace)
+// RunBlobs names the blob keys of a run of the given tenant (issue 14 item 3).
+func RunBlobs(run *discov1.Run, tenantID string) blob.RunRef {
+	return blob.RunRefOf(tenantID, run, run.Status.ResultsKey)
 }
 
 // Execution runs a Run's discovery: both executors (in-process pool and the `disco engine
@@ -79,7 +59,10 @@ type Execution struct {
 }
 
 func (e *Execution) now() time.Time {
-	return now(e.Clock)
+	if e.Clock == nil {
+		return time.Now()
+	}
+	return e.Clock.Now()
 }
 
 // Execute loads the run's dataset, runs the engine while reporting stage progress into the
@@ -98,7 +81,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		limit := e.timeLimit()
 		eta := metav1.NewTime(r.Status.StartedAt.Add(limit))
 		r.Status.EstimatedCompletion = &eta
-		setCondition(&r.Status.Conditions, r, discov1.RunConditionAdmitted, metav1.ConditionTrue, discov1.ReasonStarted, "the engine is running the run")
+		conditions.Set(&r.Status.Conditions, r, discov1.RunConditionAdmitted, metav1.ConditionTrue, discov1.ReasonStarted, "the engine is running the run")
 	}); err != nil {
 		if errors.Is(err, errRunDone) {
 			return nil // nothing to do: the results exist
@@ -112,7 +95,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		result, runErr = e.discover(ctx, run)
 	}
 	if runErr == nil {
-		runErr = e.store(ctx, runBlobs(run, tenantID), run, result)
+		runErr = e.store(ctx, RunBlobs(run, tenantID), run, result)
 	}
 	if errors.Is(runErr, errRunDone) {
 		return nil
@@ -125,7 +108,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 		return errors.Join(runErr, e.patchStatus(ctx, run, func(r *discov1.Run) {
 			if e.Isolated {
 				r.Status.Message = msg
-				setCondition(&r.Status.Conditions, r, discov1.RunConditionEngineFailed, metav1.ConditionTrue, discov1.ReasonFailed, msg)
+				conditions.Set(&r.Status.Conditions, r, discov1.RunConditionEngineFailed, metav1.ConditionTrue, discov1.ReasonFailed, msg)
 				return
 			}
 			now := metav1.NewTime(e.now())
@@ -134,7 +117,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 			r.Status.CompletedAt = &now
 			r.Status.DurationMS = now.Sub(started).Milliseconds()
 			r.Status.ComputeUnitsUsed = computeUnits(now.Sub(started))
-			setCondition(&r.Status.Conditions, r, discov1.RunConditionFinished, metav1.ConditionTrue, discov1.ReasonFailed, msg)
+			conditions.Set(&r.Status.Conditions, r, discov1.RunConditionFinished, metav1.ConditionTrue, discov1.ReasonFailed, msg)
 		}))
 	}
 	return nil
@@ -146,9 +129,9 @@ func (e *Execution) tenantID(ctx context.Context, namespace string) (string, err
 	case e.TenantID != "":
 		return e.TenantID, nil
 	case e.Isolated:
-		return "", errNoTenant(namespace)
+		return "", tenancy.ErrNoTenant(namespace)
 	}
-	return namespaceTenant(ctx, e.Client, namespace)
+	return tenancy.OfNamespace(ctx, e.Client, namespace)
 }
 
 func (e *Execution) timeLimit() time.Duration {
@@ -165,7 +148,7 @@ func computeUnits(d time.Duration) int64 {
 
 func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Result, error) {
 	ds := &discov1.Dataset{}
-	if err := e.Client.Get(ctx, objectKey(run.Namespace, run.Spec.DatasetID), ds); err != nil {
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ids.ToName(run.Spec.DatasetID)}, ds); err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", run.Spec.DatasetID, err)
 	}
 	dir, err := os.MkdirTemp(e.ScratchDir, "run-")
@@ -185,7 +168,7 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	if err := spec.Validate(frame); err != nil {
 		return nil, err
 	}
-	reporter := &statusReporter{exec: e, run: run, started: map[string]time.Time{}}
+	reporter := &statusReporter{ctx: ctx, exec: e, run: run, started: map[string]time.Time{}}
 	result, err := engine.Discover(ctx, frame, spec, reporter)
 	reporter.flush(ctx)
 	return result, err
@@ -225,7 +208,7 @@ func (e *Execution) store(ctx context.Context, keys blob.RunRef, run *discov1.Ru
 		if r.Status.StartedAt != nil && !e.Isolated {
 			r.Status.ComputeUnitsUsed = computeUnits(e.now().Sub(r.Status.StartedAt.Time))
 		}
-		setCondition(&r.Status.Conditions, r, discov1.RunConditionResultsReady, metav1.ConditionTrue, discov1.ReasonResultsStored, fmt.Sprintf("%d claims in results.json", len(result.Claims)))
+		conditions.Set(&r.Status.Conditions, r, discov1.RunConditionResultsReady, metav1.ConditionTrue, discov1.ReasonResultsStored, fmt.Sprintf("%d claims in results.json", len(result.Claims)))
 	})
 }
 
@@ -233,8 +216,9 @@ func (e *Execution) store(ctx context.Context, keys blob.RunRef, run *discov1.Ru
 // execution (started from a stale view after a restart or cache lag) got there first.
 var errRunDone = errors.New("the run already has its results")
 
-// patchStatus applies mutate to the latest Run and writes its status, retrying conflicts.
-// The write is optimistic-locked, so mutate always decides on the latest version. A run
+// patchStatus applies mutate to the latest Run and writes its status, retrying conflicts;
+// a mutate that changes nothing sends no write (internal/patch). The write is
+// optimistic-locked, so mutate always decides on the latest version. A run
 // that has finished or has its results is never written by an execution again.
 func (e *Execution) patchStatus(ctx context.Context, run *discov1.Run, mutate func(*discov1.Run)) error {
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
@@ -242,13 +226,13 @@ func (e *Execution) patchStatus(ctx context.Context, run *discov1.Run, mutate fu
 		if err := e.Client.Get(ctx, client.ObjectKeyFromObject(run), latest); err != nil {
 			return err
 		}
-		if latest.Status.Phase.Finished() || resultsReady(latest) || engineFailed(latest) {
+		if latest.Status.Phase.Finished() || ResultsReady(latest) || engineFailed(latest) {
 			latest.DeepCopyInto(run)
 			return errRunDone
 		}
 		before := latest.DeepCopy()
 		mutate(latest)
-		if err := e.Client.Status().Patch(ctx, latest, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := patch.Status(ctx, e.Client, before, latest); err != nil {
 			return err
 		}
 		latest.DeepCopyInto(run)
@@ -259,6 +243,9 @@ func (e *Execution) patchStatus(ctx context.Context, run *discov1.Run, mutate fu
 // statusReporter writes the engine's stage progress into Run.status.pipeline: every stage
 // transition at once, progress within a stage at most once a second.
 type statusReporter struct {
+	// ctx is the execution's: the engine's Reporter interface carries none, and a write
+	// must stop with the execution.
+	ctx     context.Context
 	exec    *Execution
 	run     *discov1.Run
 	mu      sync.Mutex
@@ -303,7 +290,7 @@ func (r *statusReporter) Stage(name, status string, progress float64) {
 	r.dirty = true
 	if transition || now.Sub(r.last) >= time.Second {
 		r.last = now
-		r.writeLocked(context.Background())
+		r.writeLocked(r.ctx)
 	}
 }
 
@@ -361,8 +348,8 @@ func (r *statusReporter) writeLocked(ctx context.Context) {
 	}
 }
 
-// resultsReady reports whether the engine has stored results for the run.
-func resultsReady(run *discov1.Run) bool {
+// ResultsReady reports whether the engine has stored results for the run.
+func ResultsReady(run *discov1.Run) bool {
 	return meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionResultsReady)
 }
 
@@ -371,14 +358,14 @@ func engineFailed(run *discov1.Run) bool {
 	return meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionEngineFailed)
 }
 
-// readResults reads a run's results.json from the key its status names, which the engine
+// ReadResults reads a run's results.json from the key its status names, which the engine
 // wrote; only the run's own results key is read (issue 17 item 2), anything else is
 // blob.ErrForeignKey. The key's tenant segment is not checked against the namespace here:
 // the run's uid in the key already makes it this run's alone.
-func readResults(ctx context.Context, b *blob.Bucket, run *discov1.Run) (*engine.Result, error) {
+func ReadResults(ctx context.Context, b *blob.Bucket, run *discov1.Run) (*engine.Result, error) {
 	key := run.Status.ResultsKey
 	tenantID, _, _ := strings.Cut(strings.TrimPrefix(key, "runs/"), "/")
-	keys := runBlobs(run, tenantID)
+	keys := RunBlobs(run, tenantID)
 	if !ids.Valid(ids.Tenant, tenantID) || key != keys.Results() {
 		keys.TenantID = ""
 		if key != blob.LegacyRunResultsKey(run.Name) {

@@ -1,4 +1,4 @@
-package controllers
+package runexec
 
 import (
 	"context"
@@ -24,23 +24,16 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // LabelKueueQueue is the label Kueue reads to admit a suspended Job into a LocalQueue.
 const LabelKueueQueue = "kueue.x-k8s.io/queue-name"
-
-// FailureReporter is implemented by executors that can tell why an execution failed where
-// the engine could not finish the run itself: a Job that exhausted its retries or its
-// deadline, or an isolated engine that reported failure (discov1.RunConditionEngineFailed).
-type FailureReporter interface {
-	Failure(ctx context.Context, run *discov1.Run) (message string, failed bool)
-}
 
 // JobExecutor runs each Run as a batch/v1 Job executing `disco engine run`. The Job is owned
 // by the Run, bounded by activeDeadlineSeconds, retried once, cleaned up by its TTL, and
@@ -62,14 +55,6 @@ type JobExecutor struct {
 	// submitErrs holds, per run, why its Job could not be made at the last try
 	// (types.NamespacedName to error), for SubmitError.
 	submitErrs sync.Map
-}
-
-// SubmitErrorReporter is implemented by executors that can say why they did not take a
-// run, so that the Run's condition gives the reason instead of a silent queued (issue 13).
-type SubmitErrorReporter interface {
-	// SubmitError is the error of the run's last Submit, nil when it succeeded or was never
-	// tried.
-	SubmitError(key types.NamespacedName) error
 }
 
 // SubmitError reports why the run's Job could not be created at the last try.
@@ -105,16 +90,16 @@ func EngineIdentity(runName string) string {
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs;datasets,verbs=get
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs/status,verbs=get;patch
 
-// ensureIdentity creates (or brings back to its rules) the run's engine ServiceAccount,
+// EnsureIdentity creates (or brings back to its rules) the run's engine ServiceAccount,
 // Role and RoleBinding, owned by the Run so that they are deleted with it (issue 17 item 2).
 // The Role names only the run and its dataset: the engine may read both and patch the
 // run's status, and nothing of any other run, dataset or namespace.
-func (x *JobExecutor) ensureIdentity(ctx context.Context, run *discov1.Run) error {
+func (x *JobExecutor) EnsureIdentity(ctx context.Context, run *discov1.Run) error {
 	name := EngineIdentity(run.Name)
 	group := discov1.GroupVersion.Group
 	owner := metav1ac.OwnerReference().WithAPIVersion(discov1.GroupVersion.String()).WithKind("Run").
 		WithName(run.Name).WithUID(run.UID).WithController(true).WithBlockOwnerDeletion(true)
-	labels := map[string]string{LabelManagedBy: "disco", discov1.LabelRun: ids.FromName(run.Name)}
+	labels := map[string]string{discov1.LabelManagedBy: "disco", discov1.LabelRun: ids.FromName(run.Name)}
 	rules := []*rbacv1ac.PolicyRuleApplyConfiguration{
 		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs").WithResourceNames(run.Name).WithVerbs("get"),
 		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs/status").WithResourceNames(run.Name).WithVerbs("get", "patch"),
@@ -149,7 +134,7 @@ func (x *JobExecutor) timeLimit() time.Duration {
 
 // JobFor builds the Job of a run of the given tenant.
 func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *batchv1.Job {
-	deadline := int64((x.timeLimit() + deadlineGrace).Seconds())
+	deadline := int64((x.timeLimit() + DeadlineGrace).Seconds())
 	cpu, mem := x.CPU, x.Memory
 	if cpu.IsZero() {
 		cpu = resource.MustParse("1")
@@ -213,55 +198,61 @@ func fileBlobDir(blobURL string) string {
 	return path.Clean(u.Path)
 }
 
-func (x *JobExecutor) Submit(run *discov1.Run) bool {
-	ctx := context.Background()
-	log := ctrl.Log.WithName("job-executor").WithValues("run", client.ObjectKeyFromObject(run))
-	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), &batchv1.Job{}); !apierrors.IsNotFound(err) {
-		return false // submitted before (or unknown: the next reconcile tries again)
-	}
+// Submit creates the run's engine identity and its Job. A Job that exists already was
+// submitted before: Submit then starts nothing and reports no error. Why a Job could not
+// be made is also kept for SubmitError.
+func (x *JobExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, error) {
 	key := client.ObjectKeyFromObject(run)
-	if err := x.ensureIdentity(ctx, run); err != nil {
-		log.Error(err, "creating the run's engine identity")
+	if err := x.Client.Get(ctx, key, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		if err != nil {
+			return false, fmt.Errorf("reading the run's Job: %w", err)
+		}
+		return false, nil // submitted before
+	}
+	if err := x.EnsureIdentity(ctx, run); err != nil {
 		x.submitErrs.Store(key, err)
-		return false
+		return false, err
 	}
 	// A namespace of no tenant gives the engine no tenant: it then fails the run with
 	// that reason, which the run's status shows.
-	tenantID, _ := namespaceTenant(ctx, x.Client, run.Namespace)
+	tenantID, _ := tenancy.OfNamespace(ctx, x.Client, run.Namespace)
 	job := x.JobFor(run, x.localQueue(ctx, run.Namespace), tenantID)
 	if err := controllerutil.SetControllerReference(run, job, x.Client.Scheme()); err != nil {
-		return false
+		return false, err
 	}
 	if err := x.Client.Create(ctx, job); err != nil {
-		if !apierrors.IsAlreadyExists(err) {
-			log.Error(err, "creating the run's Job")
-			x.submitErrs.Store(key, fmt.Errorf("the run's Job could not be created: %w", err))
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
 		}
-		return false
+		err = fmt.Errorf("the run's Job could not be created: %w", err)
+		x.submitErrs.Store(key, err)
+		return false, err
 	}
 	x.submitErrs.Delete(key)
-	return true
+	return true, nil
 }
 
 func (x *JobExecutor) localQueue(ctx context.Context, namespace string) string {
-	if t := tenantOfNamespace(ctx, x.Client, namespace); t != nil {
+	if t := tenancy.TenantOf(ctx, x.Client, namespace); t != nil {
 		return t.Spec.LocalQueue
 	}
 	return ""
 }
 
-func (x *JobExecutor) Cancel(key types.NamespacedName) bool {
+// Cancel deletes the run's Job and with it its pod; a Job already gone is not an error.
+func (x *JobExecutor) Cancel(ctx context.Context, key types.NamespacedName) error {
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-	err := x.Client.Delete(context.Background(), job, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	return err == nil
+	return client.IgnoreNotFound(x.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)))
 }
 
-func (x *JobExecutor) Active(key types.NamespacedName) bool {
+// Active reports whether the run's Job exists and has not ended. A Job that cannot be read
+// counts as active: the run is not started twice.
+func (x *JobExecutor) Active(ctx context.Context, key types.NamespacedName) bool {
 	job := &batchv1.Job{}
-	if err := x.Client.Get(context.Background(), key, job); err != nil {
-		return !apierrors.IsNotFound(err) // unknown: assume active rather than start twice
+	if err := x.Client.Get(ctx, key, job); err != nil {
+		return !apierrors.IsNotFound(err)
 	}
-	return !jobFinished(job)
+	return !JobFinished(job)
 }
 
 func (x *JobExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
@@ -280,7 +271,8 @@ func (x *JobExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bo
 	return "", false
 }
 
-func jobFinished(job *batchv1.Job) bool {
+// JobFinished reports whether a Job reached Complete or Failed.
+func JobFinished(job *batchv1.Job) bool {
 	for _, c := range job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			return true
