@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"github.com/discolab/disco/apiserver/campaigns"
+	"github.com/discolab/disco/apiserver/claims"
 	"github.com/discolab/disco/apiserver/datasets"
 	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/runs"
@@ -32,7 +33,7 @@ func (s *Server) registerRoutes() {
 	campaigns.Register(s.api, campaigns.Deps{Kit: s.kit, Ledger: s.opts.Ledger})
 	datasets.Register(s.api, datasets.Deps{Kit: s.kit, Blob: s.opts.Blob, MaxUploadBytes: s.opts.MaxUploadBytes, ScratchDir: s.opts.ScratchDir})
 	runs.Register(s.api, runs.Deps{Kit: s.kit, Blob: s.opts.Blob})
-	s.registerClaims()
+	claims.Register(s.api, claims.Deps{Kit: s.kit, Store: s.opts.Store, Ledger: s.opts.Ledger})
 	s.registerLedger()
 	s.registerWebhooks()
 	s.registerAPIKeys()

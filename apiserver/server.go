@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/claims"
 	"github.com/discolab/disco/apiserver/datasets"
 	"github.com/discolab/disco/apiserver/listindex"
 	"github.com/discolab/disco/apiserver/oauth"
@@ -145,7 +146,7 @@ func New(opts Options) (*Server, error) {
 	}
 	var claimIndex *listindex.Index
 	if opts.Informers != nil {
-		claimIndex = listindex.New(claimSort)
+		claimIndex = listindex.New(claims.Sort)
 		if err := claimIndex.Register(context.Background(), opts.Informers); err != nil {
 			return nil, fmt.Errorf("apiserver: claim index: %w", err)
 		}

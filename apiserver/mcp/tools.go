@@ -6,8 +6,9 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/discolab/disco/apiserver/runs"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/discolab/disco/apiserver/runs"
 )
 
 // Tool inputs. The run submission reuses the facade's request types (RunParameters,

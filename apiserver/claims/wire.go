@@ -1,4 +1,4 @@
-package apiserver
+package claims
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func claimWire(c *discov1.Claim) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(claimOf(c)); err != nil {
+	if err := enc.Encode(Of(c)); err != nil {
 		// A Claim holds strings, numbers and stored JSON: this cannot fail unless stored
 		// evidence is not JSON, which the CRD schema rules out.
 		panic("apiserver: encoding a claim: " + err.Error())
@@ -144,7 +144,7 @@ func writeRawJSON(ctx huma.Context, parts ...[]byte) {
 var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // claimPageOutput writes a page of claims as the contract's list object, the same bytes
-// huma would write for resource.PageOutput(page, claimOf).
+// huma would write for resource.PageOutput(page, Of).
 func claimPageOutput(page pagination.Page[*discov1.Claim], wire func(*discov1.Claim) []byte) *rawJSON {
 	return &rawJSON{Body: func(ctx huma.Context) {
 		buf := pageBuffers.Get().(*bytes.Buffer)

@@ -1,4 +1,4 @@
-package apiserver
+package claims
 
 import (
 	"context"
@@ -56,9 +56,9 @@ type DemotionResult struct {
 	LedgerEntryID string    `json:"ledger_entry_id"`
 }
 
-func (s *Server) registerGovernance() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "promoteClaim", Method: http.MethodPost, Path: "/projects/{project_id}/claims/{claim_id}/promote",
+func (s *handlers) registerTierMoves(g huma.API) {
+	transport.Register(g, huma.Operation{
+		OperationID: "promoteClaim", Method: http.MethodPost, Path: "/{claim_id}/promote",
 		Summary: "Promote a claim", Tags: []string{"Claims"},
 		Description: "Moves the claim up to target_tier (any number of tiers). Checked in order: the effective " +
 			"promotion ceiling (lower of project and campaign; 403 governance_policy_violation), the Truth Dial " +
@@ -67,8 +67,8 @@ func (s *Server) registerGovernance() {
 			"of the same claim: one succeeds, the others get 409 conflict.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.ClaimsWrite, s.promoteClaim)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "demoteClaim", Method: http.MethodPost, Path: "/projects/{project_id}/claims/{claim_id}/demote",
+	transport.Register(g, huma.Operation{
+		OperationID: "demoteClaim", Method: http.MethodPost, Path: "/{claim_id}/demote",
 		Summary: "Demote a claim", Tags: []string{"Claims"},
 		Description: "Moves the claim down to target_tier, with a rationale; recorded in the Evidence Ledger.",
 		Errors:      []int{http.StatusNotFound, http.StatusConflict},
@@ -77,13 +77,13 @@ func (s *Server) registerGovernance() {
 
 // governor is the one governed path of tier changes (internal/promotion), shared with
 // the ClaimPromotion reconciler.
-func (s *Server) governor() *promotion.Governor {
-	return &promotion.Governor{Client: s.opts.Client, Reader: s.opts.APIReader, Ledger: s.opts.Ledger,
-		Events: webhook.NewPublisher(s.opts.Store, s.now), Now: s.now}
+func (s *handlers) governor() *promotion.Governor {
+	return &promotion.Governor{Client: s.Kit.Client, Reader: s.Kit.APIReader, Ledger: s.Ledger,
+		Events: webhook.NewPublisher(s.Store, s.Kit.Now), Now: s.Kit.Now}
 }
 
 // tierMove reads what a tier change of the claim needs.
-func (s *Server) tierMove(ctx context.Context, path ClaimPath, body tierChange) (promotion.Move, error) {
+func (s *handlers) tierMove(ctx context.Context, path ClaimPath, body tierChange) (promotion.Move, error) {
 	p, t := auth.Who(ctx)
 	proj, c, err := s.claim(ctx, path.ProjectID, path.ClaimID)
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *Server) tierMove(ctx context.Context, path ClaimPath, body tierChange) 
 	}
 	m := promotion.Move{Claim: c, Project: proj, TenantID: t.ID, Target: discov1.Tier(body.TargetTier), Actor: p.Actor, Rationale: body.Rationale}
 	var camp discov1.Campaign
-	if err := s.kit.GetIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
+	if err := s.Kit.GetIn(ctx, "campaign", ids.Campaign, c.Spec.CampaignID, &camp); err == nil {
 		m.Campaign = &camp
 	}
 	return m, nil
@@ -123,7 +123,7 @@ func tierMoveError(err error, claimID string) error {
 	return resource.WriteErrorOf(err, "claim", claimID)
 }
 
-func (s *Server) promoteClaim(ctx context.Context, in *struct {
+func (s *handlers) promoteClaim(ctx context.Context, in *struct {
 	ClaimPath
 	Body tierChange
 }) (*struct{ Body PromotionResult }, error) {
@@ -135,7 +135,7 @@ func (s *Server) promoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.kit.AwaitCache(ctx, out.Claim)
+	s.Kit.AwaitCache(ctx, out.Claim)
 	ev := out.Evaluation
 	return &struct{ Body PromotionResult }{Body: PromotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
@@ -147,7 +147,7 @@ func (s *Server) promoteClaim(ctx context.Context, in *struct {
 	}}, nil
 }
 
-func (s *Server) demoteClaim(ctx context.Context, in *struct {
+func (s *handlers) demoteClaim(ctx context.Context, in *struct {
 	ClaimPath
 	Body tierChange
 }) (*struct{ Body DemotionResult }, error) {
@@ -159,7 +159,7 @@ func (s *Server) demoteClaim(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, tierMoveError(err, in.ClaimID)
 	}
-	s.kit.AwaitCache(ctx, out.Claim)
+	s.Kit.AwaitCache(ctx, out.Claim)
 	return &struct{ Body DemotionResult }{Body: DemotionResult{
 		ID: in.ClaimID, Type: string(m.Claim.Spec.Type), Tier: string(out.To), PreviousTier: string(out.From),
 		DemotedAt: out.At, DemotedBy: m.Actor, Rationale: in.Body.Rationale, LedgerEntryID: out.LedgerEntryID,
