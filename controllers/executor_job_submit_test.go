@@ -23,7 +23,8 @@ import (
 )
 
 // A Job the API server refuses (here a ResourceQuota that allows no Jobs) shows on the Run
-// as its Admitted condition with the API server's reason, not as a silent queued (issue 13).
+// as its Admitted condition with the API server's reason, not as a silent queued; a quota's
+// refusal is WaitingForCapacity and names the quota (issue 13).
 func TestJobThatCannotBeCreatedShowsOnTheRun(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -66,9 +67,9 @@ func TestJobThatCannotBeCreatedShowsOnTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cond := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted)
-	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != discov1.ReasonNotSubmitted ||
-		!strings.Contains(cond.Message, "exceeded quota: no-jobs") || !strings.Contains(cond.Message, "Job") {
-		t.Fatalf("Admitted condition %+v: want NotSubmitted with the API server's reason", cond)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != discov1.ReasonWaitingForCapacity ||
+		!strings.Contains(cond.Message, "ResourceQuota no-jobs") || !strings.Contains(cond.Message, "exceeded quota: no-jobs") || !strings.Contains(cond.Message, "Job") {
+		t.Fatalf("Admitted condition %+v: want WaitingForCapacity naming the quota, with the API server's reason", cond)
 	}
 	if err := x.SubmitError(key); !apierrors.IsForbidden(err) {
 		t.Errorf("SubmitError = %v, want the Forbidden error", err)

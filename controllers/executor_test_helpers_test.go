@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/runexec"
 )
@@ -36,6 +38,12 @@ func (g *gatedExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, err
 		return x.Submit(ctx, run)
 	}
 	return false, nil
+}
+
+// Active asks the Job executor first, as the run queue asks a run's own executor: a run
+// whose Job exists is active until the Job ends.
+func (g *gatedExecutor) Active(ctx context.Context, key types.NamespacedName) bool {
+	return g.jobs.Active(ctx, key) || g.LocalExecutor.Active(ctx, key)
 }
 
 func (g *gatedExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {

@@ -106,6 +106,10 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return ctrl.Result{}, err
 	}
 	tenant.Status.Namespace = name
+	if err := r.ensureQuota(ctx, tenant, name); err != nil {
+		setCondition(&tenant.Status.Conditions, tenant, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonQuotaFailed, err.Error())
+		return ctrl.Result{}, err
+	}
 	if err := r.countRuns(ctx, tenant, name); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -181,6 +185,8 @@ func (r *TenantReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&discov1.Tenant{}).
 		Owns(&corev1.Namespace{}).
+		Owns(&corev1.ResourceQuota{}).
+		Owns(&corev1.LimitRange{}).
 		// A run that starts, queues or ends changes its tenant's counts.
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.tenantOfRun), builder.WithPredicates(runPhaseChanged())).
 		Named("tenant").
