@@ -48,6 +48,10 @@ type Settings struct {
 	// ExtraTerms join the library after the polynomial and trigonometric
 	// terms: the hook for terms found by symbolic regression.
 	ExtraTerms []Term
+	// NoNoiseCorrection fits the final coefficients by plain least squares
+	// instead of correcting the weak-form normal equations for the
+	// measurement noise (see the package documentation).
+	NoNoiseCorrection bool
 }
 
 const (
@@ -303,7 +307,11 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 		case LocalPolynomialDerivative:
 			pointRows(s, lib, states, radii[i], d.addRow)
 		default:
-			weakRows(s, lib, states, radii[i], d.addRow)
+			var sd []float64
+			if !settings.NoNoiseCorrection {
+				sd = noiseSD(s)
+			}
+			weakRows(s, lib, states, radii[i], sd, d.addRow)
 		}
 	}
 	if err := d.finish(); err != nil {

@@ -49,9 +49,20 @@
 // sin x on a small range). Among the candidates the support with the
 // smallest Bayesian information criterion (Schwarz 1978) of its 5-fold
 // cross-validated residual wins (folds are blocks of neighbouring test
-// functions; the criterion counts each test-function support once, as
-// overlapping windows share their noise). The coefficients are the least
-// squares fit on that support.
+// functions; the criterion counts each term by its complexity and each
+// test-function support once, as overlapping windows share their noise).
+//
+// The coefficients are the least-squares fit on that support, corrected
+// for the measurement noise in the library columns: the noise of each
+// variable is estimated from the residuals of short local quartic fits,
+// and its expected contribution to the weak-form normal equations (to first
+// order, through the library's gradients) is subtracted before solving —
+// corrected least squares for measurement-error models (Fuller 1987). Plain
+// least squares on noisy columns is biased towards zero, the more so where
+// columns are nearly collinear (x and x·z in Lorenz, where z varies little);
+// Settings.NoNoiseCorrection turns the correction off. The selection itself
+// uses the plain normal equations: their noise floor is what keeps the
+// criterion from buying terms.
 //
 // Terms a polynomial-and-trigonometric library cannot hold (rational
 // functions, exponentials, sin(x)·y) are the job of symbolic regression, a

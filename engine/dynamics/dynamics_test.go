@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // unevenGrid returns n strictly increasing times with mean step dt and
@@ -57,7 +59,7 @@ func TestWeakFormIntegratesByParts(t *testing.T) {
 		lib := []Term{{Name: "u", Eval: func(z []float64) float64 { return z[1] }}}
 		var worst float64
 		rowCount := 0
-		weakRows(s, lib, 1, 30, func(g, b []float64) {
+		weakRows(s, lib, 1, 30, nil, func(g, b, _, _ []float64) {
 			worst = math.Max(worst, math.Abs(b[0]-g[0]))
 			rowCount++
 		})
@@ -86,7 +88,7 @@ func TestSparseSelectionRecoversKnownSupport(t *testing.T) {
 		for j, c := range truth {
 			b += c * g[j]
 		}
-		d.addRow(g, []float64{b})
+		d.addRow(g, []float64{b}, nil, nil)
 	}
 	if err := d.finish(); err != nil {
 		t.Fatal(err)
@@ -152,17 +154,19 @@ func TestIntegrateMatchesAnalyticSolutions(t *testing.T) {
 
 func TestDiscoverRecoversKnownSystems(t *testing.T) {
 	cases := []struct {
-		name string
-		sys  system
-		ics  [][]float64
+		name  string
+		sys   system
+		ics   [][]float64
+		times []float64
 	}{
-		{"lotka_volterra", lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}}},
-		{"linear3", linear3, [][]float64{{1, 0, 0}, {0, 1, 1}, {-1, 0.5, 2}, {0.5, -1, -1}}},
-		{"lorenz", lorenz, [][]float64{{-8, 7, 27}, {5, -3, 20}, {1, 1, 15}, {-10, -12, 30}}},
+		{"lotka_volterra", lotkaVolterra, [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}}, grid(400, 0.025)},
+		{"linear3", linear3, [][]float64{{1, 0, 0}, {0, 1, 1}, {-1, 0.5, 2}, {0.5, -1, -1}}, grid(400, 0.025)},
+		// Lorenz turns fast: 100 samples per time unit
+		{"lorenz", lorenz, [][]float64{{-8, 7, 27}, {5, -3, 20}, {1, 1, 15}, {-10, -12, 30}}, grid(1000, 0.01)},
 	}
 	for _, c := range cases {
 		for _, noise := range []float64{0, 0.01} {
-			d := sample(t, c.sys, c.ics, grid(400, 0.025), noise, 7)
+			d := sample(t, c.sys, c.ics, c.times, noise, 7)
 			res, err := Discover(context.Background(), d, Settings{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -291,6 +295,24 @@ func TestExpressionPrintsColumnNames(t *testing.T) {
 	if got := lib[4].Eval([]float64{3, 5}); got != 15 {
 		t.Errorf("x*y at (3, 5) = %g", got)
 	}
+	// gradients: analytic for the library, central differences for an
+	// extra term without Grad
+	cubic := buildLibrary([]string{"x", "y"}, 3, true, []Term{{Name: "e", Eval: func(z []float64) float64 { return z[0] * z[0] * z[1] }}})
+	z, g := []float64{3, 5}, make([]float64, 2)
+	for _, term := range cubic {
+		switch term.Name {
+		case "x^2*y", "e":
+			termGrad(term, z, g)
+			if math.Abs(g[0]-30) > 1e-6 || math.Abs(g[1]-9) > 1e-6 {
+				t.Errorf("∇%s at (3, 5) = %v, want [30 9]", term.Name, g)
+			}
+		case "cos(y)":
+			termGrad(term, z, g)
+			if g[0] != 0 || g[1] != -math.Sin(5) {
+				t.Errorf("∇cos(y) at (3, 5) = %v", g)
+			}
+		}
+	}
 }
 
 func ones(m int) []float64 {
@@ -384,5 +406,51 @@ func TestDiscoverSingleTrajectory(t *testing.T) {
 		if !eq.Passed {
 			t.Errorf("%s = %s did not pass: %v", eq.Target, eq.Expression, eq.Reasons)
 		}
+	}
+}
+
+// TestNoiseCorrectionReducesBias puts 5 % noise on z alone in Lorenz data:
+// the noisy x·z column biases plain least squares (dy/dt's small −y term
+// absorbs it); the corrected fit stays near the truth.
+func TestNoiseCorrectionReducesBias(t *testing.T) {
+	ics := [][]float64{{-8, 7, 27}, {5, -3, 20}, {1, 1, 15}, {-10, -12, 30}, {12, 10, 35}}
+	clean := sample(t, lorenz, ics, grid(800, 0.01), 0, 1)
+	var plainErr, corrErr float64
+	for seed := range uint64(3) {
+		d := sample(t, lorenz, ics, grid(800, 0.01), 0, 1)
+		rng := rand.New(rand.NewPCG(seed, 14))
+		sd := 0.05 * math.Sqrt(stat.Mean(sq(clean.States[2]), nil))
+		for i := range d.States[2] {
+			d.States[2][i] += sd * rng.NormFloat64()
+		}
+		for _, plain := range []bool{true, false} {
+			res, err := Discover(context.Background(), d, Settings{Seed: 1, NoNoiseCorrection: plain})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := math.Abs(res.Equations[1].Coefficients["y"] + 1)
+			if plain {
+				plainErr += e / 3
+			} else {
+				corrErr += e / 3
+			}
+		}
+	}
+	if corrErr > 0.1 || corrErr > plainErr/2 {
+		t.Errorf("mean |error| of dy/dt's y coefficient: corrected %.3f, plain %.3f; want corrected ≤ 0.1 and at most half of plain", corrErr, plainErr)
+	}
+	t.Logf("mean |error| of the y coefficient: corrected %.3f, plain %.3f", corrErr, plainErr)
+}
+
+func TestNoiseSDOnUnevenSamples(t *testing.T) {
+	ts := unevenGrid(2000, 0.01, 15)
+	rng := rand.New(rand.NewPCG(16, 16))
+	s := segment{t: ts, x: make([][]float64, len(ts))}
+	for i, v := range ts {
+		s.x[i] = []float64{math.Sin(3*v) + 0.05*rng.NormFloat64(), math.Cos(v)}
+	}
+	sd := noiseSD(s)
+	if math.Abs(sd[0]-0.05) > 0.005 || sd[1] > 1e-4 {
+		t.Errorf("noise estimates %v, want about [0.05 0]", sd)
 	}
 }

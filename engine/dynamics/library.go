@@ -21,6 +21,10 @@ type Term struct {
 	// factor (wrap sums in parentheses).
 	Name string
 	Eval func(z []float64) float64
+	// Grad, optional, writes ∂term/∂z_i into grad; without it a central
+	// difference is used. The weak form's errors-in-variables correction
+	// needs it.
+	Grad func(z, grad []float64)
 	// Complexity weighs the term in the model-selection penalty (0 counts
 	// as 1): a monomial counts its total degree (the constant 1), sin and
 	// cos of a variable 2.
@@ -47,7 +51,7 @@ func monomial(names []string, powers []int) Term {
 	for _, p := range powers {
 		degree += p
 	}
-	return Term{Name: name, Complexity: max(degree, 1), Eval: func(z []float64) float64 {
+	eval := func(z []float64) float64 {
 		v := 1.0
 		for i, p := range pw {
 			for range p {
@@ -55,7 +59,45 @@ func monomial(names []string, powers []int) Term {
 			}
 		}
 		return v
-	}}
+	}
+	grad := func(z, g []float64) {
+		for i := range g {
+			g[i] = 0
+			if pw[i] == 0 {
+				continue
+			}
+			v := float64(pw[i])
+			for k, p := range pw {
+				e := p
+				if k == i {
+					e--
+				}
+				for range e {
+					v *= z[k]
+				}
+			}
+			g[i] = v
+		}
+	}
+	return Term{Name: name, Complexity: max(degree, 1), Eval: eval, Grad: grad}
+}
+
+// termGrad writes the gradient of t at z into g, by t.Grad or else by
+// central differences.
+func termGrad(t Term, z, g []float64) {
+	if t.Grad != nil {
+		t.Grad(z, g)
+		return
+	}
+	for i, zi := range z {
+		h := 1e-6 * math.Max(1, math.Abs(zi))
+		z[i] = zi + h
+		up := t.Eval(z)
+		z[i] = zi - h
+		down := t.Eval(z)
+		z[i] = zi
+		g[i] = (up - down) / (2 * h)
+	}
 }
 
 // buildLibrary returns the candidate terms: every monomial of total degree
@@ -85,8 +127,10 @@ func buildLibrary(names []string, degree int, trig bool, extra []Term) []Term {
 	if trig {
 		for i, n := range names {
 			lib = append(lib,
-				Term{Name: "sin(" + n + ")", Complexity: 2, Eval: func(z []float64) float64 { return math.Sin(z[i]) }},
-				Term{Name: "cos(" + n + ")", Complexity: 2, Eval: func(z []float64) float64 { return math.Cos(z[i]) }})
+				Term{Name: "sin(" + n + ")", Complexity: 2, Eval: func(z []float64) float64 { return math.Sin(z[i]) },
+					Grad: func(z, g []float64) { clear(g); g[i] = math.Cos(z[i]) }},
+				Term{Name: "cos(" + n + ")", Complexity: 2, Eval: func(z []float64) float64 { return math.Cos(z[i]) },
+					Grad: func(z, g []float64) { clear(g); g[i] = -math.Sin(z[i]) }})
 		}
 	}
 	return append(lib, extra...)

@@ -35,6 +35,10 @@ type design struct {
 	overlap float64
 	cost    []float64 // complexity of each term (see Term.Complexity)
 
+	// noiseGG and noiseGB are the expected noise parts of ΘᵀΘ and Θᵀb
+	// over all rows (see noiseMoments); nil without a noise estimate
+	noiseGG, noiseGB []float64
+
 	perChunk   int  // rows per chunk
 	blockStart int  // index of the current block's first chunk
 	open       bool // the last chunk belongs to the current block
@@ -86,8 +90,9 @@ func (d *design) mergeShortTail() {
 }
 
 // addRow adds one regression row: library values g and the response of
-// each state b.
-func (d *design) addRow(g, b []float64) {
+// each state b, less the expected noise moments when given (see
+// noiseMoments).
+func (d *design) addRow(g, b, noise, cross []float64) {
 	m := d.m
 	if !d.open || d.chunks[len(d.chunks)-1].n >= d.perChunk {
 		c := chunk{gg: make([]float64, m*m), gb: make([][]float64, d.states), bb: make([]float64, d.states)}
@@ -109,6 +114,18 @@ func (d *design) addRow(g, b []float64) {
 			c.gb[s][j] += gj * bs
 		}
 		c.bb[s] += bs * bs
+	}
+	if noise != nil {
+		if d.noiseGG == nil {
+			d.noiseGG = make([]float64, m*m)
+			d.noiseGB = make([]float64, d.states*m)
+		}
+		for k, v := range noise {
+			d.noiseGG[k] += v
+		}
+		for k, v := range cross {
+			d.noiseGB[k] += v
+		}
 	}
 	c.n++
 }
@@ -550,8 +567,28 @@ const maxSwaps = 5
 
 // coefficients fits support S on chunks idx and returns the coefficients
 // in the data's units, one per library term (zero off the support).
+//
+// The fit on all chunks subtracts the expected noise moments from the
+// normal equations (corrected least squares, see noiseMoments): the
+// support is chosen on the plain normal equations, whose noise floor is
+// what keeps the criterion from buying terms, and only its coefficients are
+// corrected. Should the corrected system not be positive definite, the
+// plain fit stands.
 func (d *design) coefficients(state int, idx []int, S []int) ([]float64, bool) {
 	p := d.sum(state, idx)
+	if d.noiseGG != nil && len(idx) == len(d.chunks) {
+		q := normal{a: slices.Clone(p.a), c: slices.Clone(p.c), bb: p.bb, n: p.n}
+		m, bn := d.m, d.bnorm[state]
+		for j := range m {
+			for k := range m {
+				q.a[j*m+k] -= d.noiseGG[j*m+k] / (d.scale[j] * d.scale[k])
+			}
+			q.c[j] -= d.noiseGB[state*m+j] / (d.scale[j] * bn)
+		}
+		if _, ok := q.solve(S); ok {
+			p = q
+		}
+	}
 	w, ok := p.solve(S)
 	if !ok {
 		return nil, false

@@ -1,6 +1,10 @@
 package dynamics
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // Radius bounds of the test functions and local polynomials, in samples.
 const (
@@ -23,8 +27,10 @@ func autoRadius(n int) int {
 }
 
 // emitFunc receives one regression row: the library values g and the
-// response b of each state. Both slices are reused after it returns.
-type emitFunc func(g, b []float64)
+// response b of each state, and optionally the expected contribution of
+// measurement noise to the row's ΘᵀΘ (noise, M×M row-major) and to its
+// Θᵀb (cross, states×M). All slices are reused after it returns.
+type emitFunc func(g, b, noise, cross []float64)
 
 // weakRows returns the weak-form rows of one trajectory (Messenger & Bortz
 // 2021, "Weak SINDy"): for a test function φ supported on [a, b] ⊂ [t0, tn]
@@ -40,9 +46,22 @@ type emitFunc func(g, b []float64)
 //
 // The library is evaluated once per sample, on a sliding window, so memory
 // stays proportional to the window whatever the trajectory's length.
-func weakRows(s segment, lib []Term, states, radius int, emit emitFunc) {
+func weakRows(s segment, lib []Term, states, radius int, sd []float64, emit emitFunc) {
 	n := len(s.t)
+	m := len(lib)
+	vars := len(s.x[0])
 	w := 2*radius + 1
+	var jac [][]float64 // jac[i mod w][j*vars+v] = ∂Θ_j/∂z_v at sample i
+	var noise, cross []float64
+	if sd != nil {
+		jac = make([][]float64, w)
+		for k := range jac {
+			jac[k] = make([]float64, m*vars)
+		}
+		noise = make([]float64, m*m)
+		cross = make([]float64, states*m)
+	}
+	zc := make([]float64, vars)
 	theta := make([][]float64, w) // theta[i mod w] = Θ(x_i) for i in the window
 	for k := range theta {
 		theta[k] = make([]float64, len(lib))
@@ -74,6 +93,12 @@ func weakRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 		}
 		for ; next <= hi; next++ {
 			evalRow(lib, s.x[next], theta[next%w])
+			if jac != nil {
+				copy(zc, s.x[next])
+				for j, t := range lib {
+					termGrad(t, zc, jac[next%w][j*vars:(j+1)*vars])
+				}
+			}
 		}
 		clear(g)
 		for k, f := range phi {
@@ -88,7 +113,54 @@ func weakRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 			}
 			resp[st] = v
 		}
-		emit(g, resp)
+		if jac != nil {
+			noiseMoments(phi, dphi, norm, lo, w, jac, sd, m, vars, states, noise, cross)
+		}
+		emit(g, resp, noise, cross)
+	}
+}
+
+// noiseMoments fills the expected noise parts of one weak row's ΘᵀΘ and
+// Θᵀb, to first order in the noise: with independent noise ε_v of
+// standard deviation sd[v] on each variable, the row's library integral
+// carries Σ_i φ_i ∇Θ(x_i)·ε_i and its response −Σ_i φ'_i ε_i, so
+//
+//	E[noise of G_j · noise of G_k] = Σ_i φ_i² Σ_v sd_v² ∂_vΘ_j ∂_vΘ_k,
+//	E[noise of G_j · noise of b_s] = −Σ_i φ_i φ'_i sd_s² ∂_sΘ_j.
+//
+// Subtracting them from the normal equations is the corrected least
+// squares of measurement-error models (Fuller 1987, Measurement Error
+// Models, section 2.2): plain least squares on noisy library columns is
+// biased towards zero, the more so where columns are nearly collinear
+// (x and x·z when z varies little).
+func noiseMoments(phi, dphi []float64, norm float64, lo, w int, jac [][]float64, sd []float64, m, vars, states int, noise, cross []float64) {
+	clear(noise)
+	clear(cross)
+	for k, f := range phi {
+		J := jac[(lo+k)%w]
+		c := (f / norm) * (f / norm)
+		cb := -(f / norm) * (dphi[k] / norm)
+		for v := range vars {
+			s2 := sd[v] * sd[v]
+			if s2 == 0 {
+				continue
+			}
+			for j := range m {
+				a := J[j*vars+v] * c * s2
+				if a == 0 {
+					continue
+				}
+				row := noise[j*m : (j+1)*m]
+				for l := range m {
+					row[l] += a * J[l*vars+v]
+				}
+			}
+			if v < states {
+				for j := range m {
+					cross[v*m+j] += cb * s2 * J[j*vars+v]
+				}
+			}
+		}
 	}
 }
 
@@ -148,9 +220,75 @@ func pointRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 			b[st] = deriv[st][i]
 		}
 		evalRow(lib, z, g)
-		emit(g, b)
+		emit(g, b, nil, nil)
 	}
 }
+
+// noiseSD estimates the standard deviation of the measurement noise of
+// each variable of s from the residuals of short quartic local fits
+// (radius noiseRadius, whose smoothing bias is negligible on smooth,
+// finely sampled trajectories). The fit at sample i is x̃_i = Σ_k L_ik x_k,
+// so white noise leaves E[(x_i − x̃_i)²] = σ²·((1 − L_ii)² + Σ_{k≠i} L_ik²),
+// and σ̂² is the residual sum of squares over the sum of those factors.
+func noiseSD(s segment) []float64 {
+	vars := len(s.x[0])
+	out := make([]float64, vars)
+	n := len(s.t)
+	w := 2*noiseRadius + 1
+	if n < w {
+		return out
+	}
+	rss := make([]float64, vars)
+	var factor float64
+	a := mat.NewDense(w, localDegree+1, nil)
+	var ata mat.SymDense
+	e0 := mat.NewVecDense(localDegree+1, nil)
+	e0.SetVec(0, 1)
+	var y, l mat.VecDense
+	for i := range n {
+		lo := min(max(i-noiseRadius, 0), n-w)
+		h := (s.t[lo+w-1] - s.t[lo]) / 2
+		for k := range w {
+			tau := (s.t[lo+k] - s.t[i]) / h
+			p := 1.0
+			for d := 0; d <= localDegree; d++ {
+				a.Set(k, d, p)
+				p *= tau
+			}
+		}
+		ata.SymOuterK(1, a.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(&ata) || ch.SolveVecTo(&y, e0) != nil {
+			continue
+		}
+		l.MulVec(a, &y) // L_i· over the window
+		f := 0.0
+		for k := range w {
+			c := l.AtVec(k)
+			if lo+k == i {
+				c = 1 - c
+			}
+			f += c * c
+		}
+		factor += f
+		for v := range vars {
+			r := s.x[i][v]
+			for k := range w {
+				r -= l.AtVec(k) * s.x[lo+k][v]
+			}
+			rss[v] += r * r
+		}
+	}
+	if factor > 0 {
+		for v := range out {
+			out[v] = math.Sqrt(rss[v] / factor)
+		}
+	}
+	return out
+}
+
+// noiseRadius is the half-width of the local fits noiseSD uses.
+const noiseRadius = 3
 
 // weakStride is the distance in samples between consecutive test-function
 // centres.
