@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/apiserver/oauthclients"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
@@ -175,3 +177,17 @@ func randomPassword() string {
 	}
 	return string(b)
 }
+
+// CreateOAuthClient registers an OAuth client for a tenant, e.g. the SDK's public client
+// at `disco dev` start-up. It returns the client id, and the secret of a confidential
+// client.
+func CreateOAuthClient(ctx context.Context, opts Options, spec OAuthClientSpec) (id, secret string, err error) {
+	st, err := oauth.NewStorage(ctx, opts.Store, opts.Now)
+	if err != nil {
+		return "", "", err
+	}
+	return oauthclients.Create(ctx, st, spec)
+}
+
+// OAuthClientSpec describes an OAuth client to register (oauthclients.Spec).
+type OAuthClientSpec = oauthclients.Spec

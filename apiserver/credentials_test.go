@@ -12,6 +12,7 @@ import (
 
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/apiserver/signin"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
@@ -315,14 +316,14 @@ func TestSignInThrottle(t *testing.T) {
 
 	throttled := map[string]string{}
 	for _, user := range []string{name, ghost} {
-		for i := 1; i <= loginFreeFailures; i++ {
+		for i := 1; i <= signin.LoginFreeFailures; i++ {
 			if res, _ := signIn(t, base, app.query, user, "wrong password"); res.StatusCode != http.StatusUnauthorized {
 				t.Fatalf("%s, failure %d: %d", user, i, res.StatusCode)
 			}
 		}
 		res, body := signIn(t, base, app.query, user, "correct horse battery")
 		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "30" || res.Header.Get("Location") != "" {
-			t.Fatalf("%s after %d failures: %d Retry-After %q Location %q", user, loginFreeFailures, res.StatusCode,
+			t.Fatalf("%s after %d failures: %d Retry-After %q Location %q", user, signin.LoginFreeFailures, res.StatusCode,
 				res.Header.Get("Retry-After"), res.Header.Get("Location"))
 		}
 		throttled[user] = strings.ReplaceAll(body, user, "USER")
@@ -352,19 +353,6 @@ func TestSignInThrottle(t *testing.T) {
 		t.Fatalf("after success: %d", res.StatusCode)
 	}
 	app.grant(t, name, "correct horse battery")
-}
-
-// loginLock starts at 30 s after 5 failures and doubles up to 15 minutes.
-func TestLoginLock(t *testing.T) {
-	want := []time.Duration{0, 0, 0, 0, 30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 15 * time.Minute, 15 * time.Minute}
-	for i, w := range want {
-		if got := loginLock(i + 1); got != w {
-			t.Errorf("loginLock(%d) = %v, want %v", i+1, got, w)
-		}
-	}
-	if got := loginLock(1000); got != loginMaxLock {
-		t.Errorf("loginLock(1000) = %v", got)
-	}
 }
 
 // Near the end of the absolute lifetime a refresh hands out tokens that expire at the end,

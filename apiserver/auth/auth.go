@@ -90,3 +90,30 @@ func FromContext(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)
 	return p
 }
+
+// Covers reports whether the caller may manage a credential that grants scopes over
+// projects (empty: every project of the tenant). Managing a credential (creating, reading,
+// rolling, revoking it) can hand its power to the caller, so it is allowed only for
+// credentials no stronger than the caller (issue 17): each scope is one the caller holds,
+// and the projects are within the caller's, an unrestricted caller covering every project
+// set and a restricted one only non-empty subsets of its own. Credentials outside are
+// answered as not found, and left out of lists.
+func (p *Principal) Covers(scopes, projects []string) bool {
+	for _, sc := range scopes {
+		if !p.Has(sc) {
+			return false
+		}
+	}
+	if !p.Restricted() {
+		return true
+	}
+	if len(projects) == 0 {
+		return false
+	}
+	for _, id := range projects {
+		if !p.AllowsProject(id) {
+			return false
+		}
+	}
+	return true
+}

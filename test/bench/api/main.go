@@ -13,7 +13,7 @@
 // runs a closed-loop load (keep-alive client, -c workers, -duration per target, split into
 // -rounds interleaved rounds) against:
 //
-//	bare-get   bare net/http handler encoding one apiserver.Claim
+//	bare-get   bare net/http handler encoding one claims.Claim
 //	get        GET /v1/projects/{p}/claims/{random id}
 //	bare-list  bare net/http handler encoding a 100-claim list page
 //	list       GET /v1/projects/{p}/claims?limit=100            (first page)
@@ -63,6 +63,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
+	"github.com/discolab/disco/apiserver/claims"
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
@@ -584,23 +585,23 @@ func (s *stack) cursors(ctx context.Context, pages int) ([]string, error) {
 // 100-claim list page of the same wire type as the facade, per request.
 func startBare() (*http.Server, string, error) {
 	created := time.Now().UTC()
-	one := func(i int) apiserver.Claim {
-		return apiserver.Claim{
+	one := func(i int) claims.Claim {
+		return claims.Claim{
 			ID: ids.New(ids.Claim), Type: "law", Tier: "explore",
 			Summary: fmt.Sprintf("benchmark claim %d: F = m * a holds across the sampled regime", i), Score: 0.5,
-			Scope:         apiserver.ClaimScope{Variables: []string{"F", "m", "a"}, Domain: "m in [0.1, 10], a in [0, 9.81]", ConstraintsSatisfied: []string{"dimensional_consistency"}},
-			Evidence:      apiserver.Evidence(`{"r_squared":0.95,"cross_validation_score":0.93,"negative_controls_passed":true}`),
+			Scope:         claims.ClaimScope{Variables: []string{"F", "m", "a"}, Domain: "m in [0.1, 10], a in [0, 9.81]", ConstraintsSatisfied: []string{"dimensional_consistency"}},
+			Evidence:      claims.Evidence(`{"r_squared":0.95,"cross_validation_score":0.93,"negative_controls_passed":true}`),
 			LedgerEntryID: fmt.Sprintf("led_%026d", i), RunID: ids.New(ids.Run), CampaignID: ids.New(ids.Campaign),
 			ProjectID: ids.New(ids.Project), CreatedAt: created, Expression: "F = m * a", Variables: []string{"F", "m", "a"},
 		}
 	}
 	claim := one(0)
 	type listPage struct {
-		Object     string            `json:"object"`
-		Data       []apiserver.Claim `json:"data"`
-		HasMore    bool              `json:"has_more"`
-		NextCursor string            `json:"next_cursor,omitempty"`
-		TotalCount int               `json:"total_count"`
+		Object     string         `json:"object"`
+		Data       []claims.Claim `json:"data"`
+		HasMore    bool           `json:"has_more"`
+		NextCursor string         `json:"next_cursor,omitempty"`
+		TotalCount int            `json:"total_count"`
 	}
 	lp := listPage{Object: "list", HasMore: true, NextCursor: strings.Repeat("c", 120), TotalCount: 100000}
 	for i := 0; i < 100; i++ {

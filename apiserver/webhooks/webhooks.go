@@ -1,4 +1,4 @@
-package apiserver
+package webhooks
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -20,56 +19,23 @@ import (
 	"github.com/discolab/disco/internal/webhook"
 )
 
-type Webhook struct {
-	ID        string    `json:"id" example:"whk_abcdefghijklmnopqrstuvwxyz"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	ProjectID string    `json:"project_id" doc:"Empty: events of every project of the tenant."`
-	Status    string    `json:"status" enum:"active,disabled"`
-	CreatedAt time.Time `json:"created_at"`
+// Deps is what the webhooks room needs.
+type Deps struct {
+	Kit *resource.Kit
+	// Store keeps registrations and deliveries.
+	Store *store.Store
+	// AllowLoopbackWebhooks lets webhooks target loopback addresses (disco dev).
+	AllowLoopbackWebhooks bool
 }
 
-func webhookOf(w store.Webhook) Webhook {
-	return Webhook{ID: w.ID, URL: w.URL, Events: resource.NonNil(w.Events), ProjectID: w.ProjectID, Status: w.Status, CreatedAt: w.CreatedAt.UTC()}
-}
+type handlers struct{ Deps }
 
-type webhookCreate struct {
-	URL       string   `json:"url" required:"true" minLength:"1" maxLength:"2048" format:"uri"`
-	Events    []string `json:"events" required:"true" nullable:"false" minItems:"1" maxItems:"16" doc:"Event types, or \"*\" for all: run.completed, run.failed, claim.promoted, claim.created, dataset.profiled, budget.exhausted."`
-	ProjectID string   `json:"project_id,omitempty" maxLength:"64"`
-	Secret    string   `json:"secret" required:"true" minLength:"16" maxLength:"256" doc:"Signing secret for X-Service-Signature; never returned."`
-}
-
-type Delivery struct {
-	ID             string     `json:"id" example:"dlv_abcdefghijklmnopqrstuvwxyz"`
-	WebhookID      string     `json:"webhook_id"`
-	EventID        string     `json:"event_id"`
-	EventType      string     `json:"event_type"`
-	Status         string     `json:"status" enum:"pending,succeeded,failed,dead"`
-	Attempts       int        `json:"attempts"`
-	NextAttemptAt  *time.Time `json:"next_attempt_at,omitempty"`
-	LastStatusCode int        `json:"last_status_code,omitempty"`
-	LastError      string     `json:"last_error,omitempty"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
-}
-
-func deliveryOf(d store.Delivery) Delivery {
-	out := Delivery{
-		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
-		Attempts: d.Attempt, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
-		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
-	}
-	if d.Status == store.DeliveryPending || d.Status == store.DeliveryFailed {
-		t := d.NextAttemptAt.UTC()
-		out.NextAttemptAt = &t
-	}
-	return out
-}
-
-func (s *Server) registerWebhooks() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "createWebhook", Method: http.MethodPost, Path: "/webhooks",
+// Register adds the webhooks operations under /webhooks.
+func Register(api huma.API, d Deps) {
+	s := &handlers{Deps: d}
+	g := huma.NewGroup(api, "/webhooks")
+	transport.Register(g, huma.Operation{
+		OperationID: "createWebhook", Method: http.MethodPost, Path: "",
 		Summary: "Register a webhook", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusCreated,
 		Description: "Deliveries are signed: X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<event id>.<t>.<body>\">, " +
 			"plus Standard Webhooks headers. The URL must be https (plain http only where the deployment allows loopback " +
@@ -79,31 +45,31 @@ func (s *Server) registerWebhooks() {
 			"address, and the delivery is recorded as failed with the reason.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, auth.WebhooksWrite, s.createWebhook)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "listWebhooks", Method: http.MethodGet, Path: "/webhooks",
+	transport.Register(g, huma.Operation{
+		OperationID: "listWebhooks", Method: http.MethodGet, Path: "",
 		Summary: "List webhook registrations", Tags: []string{"Webhooks"},
 	}, auth.WebhooksWrite, s.listWebhooks)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "getWebhook", Method: http.MethodGet, Path: "/webhooks/{webhook_id}",
+	transport.Register(g, huma.Operation{
+		OperationID: "getWebhook", Method: http.MethodGet, Path: "/{webhook_id}",
 		Summary: "Get a webhook registration", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.getWebhook)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "deleteWebhook", Method: http.MethodDelete, Path: "/webhooks/{webhook_id}",
+	transport.Register(g, huma.Operation{
+		OperationID: "deleteWebhook", Method: http.MethodDelete, Path: "/{webhook_id}",
 		Summary: "Delete a webhook registration", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.deleteWebhook)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "listDeliveries", Method: http.MethodGet, Path: "/webhooks/{webhook_id}/deliveries",
+	transport.Register(g, huma.Operation{
+		OperationID: "listDeliveries", Method: http.MethodGet, Path: "/{webhook_id}/deliveries",
 		Summary: "List a registration's deliveries, newest first", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.listDeliveries)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "redeliver", Method: http.MethodPost, Path: "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+	transport.Register(g, huma.Operation{
+		OperationID: "redeliver", Method: http.MethodPost, Path: "/{webhook_id}/deliveries/{delivery_id}/redeliver",
 		Summary: "Send a delivery again", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.redeliver)
 }
 
-func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCreate }) (*struct {
+func (s *handlers) createWebhook(ctx context.Context, in *struct{ Body webhookCreate }) (*struct {
 	Location string `header:"Location"`
 	Body     Webhook
 }, error) {
@@ -118,17 +84,17 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 		}
 	}
 	if b.ProjectID != "" {
-		if _, err := s.kit.Project(ctx, b.ProjectID); err != nil {
+		if _, err := s.Kit.Project(ctx, b.ProjectID); err != nil {
 			return nil, err
 		}
 	} else if p.Restricted() {
 		return nil, apierror.Invalid("body.project_id", "required for an API key restricted to projects")
 	}
-	if err := webhook.CheckURL(b.URL, s.opts.AllowLoopbackWebhooks, false); err != nil {
+	if err := webhook.CheckURL(b.URL, s.AllowLoopbackWebhooks, false); err != nil {
 		return nil, apierror.New(http.StatusUnprocessableEntity, apierror.CodeWebhookURL, "the webhook URL is not allowed: %v", err).
 			With("field", "body.url").With("reason", err.Error())
 	}
-	w, err := s.opts.Store.CreateWebhook(ctx, store.Webhook{
+	w, err := s.Store.CreateWebhook(ctx, store.Webhook{
 		TenantID: t.ID, ProjectID: b.ProjectID, URL: b.URL, Events: slices.Compact(slices.Sorted(slices.Values(b.Events))), Secret: b.Secret,
 	})
 	if err != nil {
@@ -137,16 +103,16 @@ func (s *Server) createWebhook(ctx context.Context, in *struct{ Body webhookCrea
 	return &struct {
 		Location string `header:"Location"`
 		Body     Webhook
-	}{Location: s.opts.BaseURL + "/webhooks/" + w.ID, Body: webhookOf(w)}, nil
+	}{Location: s.Kit.BaseURL + "/webhooks/" + w.ID, Body: webhookOf(w)}, nil
 }
 
 // tenantWebhooks reads every registration of the tenant the caller may see.
-func (s *Server) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
+func (s *handlers) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
 	p, t := auth.Who(ctx)
 	var out []store.Webhook
 	after := ""
 	for {
-		page, err := s.opts.Store.ListWebhooks(ctx, t.ID, store.MaxPageSize, after)
+		page, err := s.Store.ListWebhooks(ctx, t.ID, store.MaxPageSize, after)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
@@ -172,7 +138,7 @@ var webhookSort = pagination.Spec[store.Webhook]{
 	ID: func(w store.Webhook) string { return w.ID },
 }
 
-func (s *Server) listWebhooks(ctx context.Context, in *struct {
+func (s *handlers) listWebhooks(ctx context.Context, in *struct {
 	resource.PageParams
 	Sort      string `query:"sort" enum:"created_at,url"`
 	ProjectID string `query:"project_id" maxLength:"64" doc:"Only registrations of this project."`
@@ -188,19 +154,19 @@ func (s *Server) listWebhooks(ctx context.Context, in *struct {
 			items = append(items, w)
 		}
 	}
-	return resource.Paginate(s.kit, items, webhookSort, in.PageParams, in.Sort, resource.FilterKey("project_id", in.ProjectID, "status", in.Status), webhookOf)
+	return resource.Paginate(s.Kit, items, webhookSort, in.PageParams, in.Sort, resource.FilterKey("project_id", in.ProjectID, "status", in.Status), webhookOf)
 }
 
 type WebhookPath struct {
 	WebhookID string `path:"webhook_id" maxLength:"64"`
 }
 
-func (s *Server) webhook(ctx context.Context, id string) (store.Webhook, error) {
+func (s *handlers) webhook(ctx context.Context, id string) (store.Webhook, error) {
 	p, t := auth.Who(ctx)
 	if !ids.Valid(ids.Webhook, id) {
 		return store.Webhook{}, apierror.NotFound("webhook", id)
 	}
-	w, err := s.opts.Store.WebhookByID(ctx, t.ID, id)
+	w, err := s.Store.WebhookByID(ctx, t.ID, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Restricted() && (w.ProjectID == "" || !p.AllowsProject(w.ProjectID))) {
 		return store.Webhook{}, apierror.NotFound("webhook", id)
 	}
@@ -210,7 +176,7 @@ func (s *Server) webhook(ctx context.Context, id string) (store.Webhook, error) 
 	return w, nil
 }
 
-func (s *Server) getWebhook(ctx context.Context, in *WebhookPath) (*struct{ Body Webhook }, error) {
+func (s *handlers) getWebhook(ctx context.Context, in *WebhookPath) (*struct{ Body Webhook }, error) {
 	w, err := s.webhook(ctx, in.WebhookID)
 	if err != nil {
 		return nil, err
@@ -218,18 +184,18 @@ func (s *Server) getWebhook(ctx context.Context, in *WebhookPath) (*struct{ Body
 	return &struct{ Body Webhook }{Body: webhookOf(w)}, nil
 }
 
-func (s *Server) deleteWebhook(ctx context.Context, in *WebhookPath) (*struct{}, error) {
+func (s *handlers) deleteWebhook(ctx context.Context, in *WebhookPath) (*struct{}, error) {
 	_, t := auth.Who(ctx)
 	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
 		return nil, err
 	}
-	if err := s.opts.Store.DeleteWebhook(ctx, t.ID, in.WebhookID); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.Store.DeleteWebhook(ctx, t.ID, in.WebhookID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, apierror.Internal(err)
 	}
 	return &struct{}{}, nil
 }
 
-func (s *Server) listDeliveries(ctx context.Context, in *struct {
+func (s *handlers) listDeliveries(ctx context.Context, in *struct {
 	WebhookPath
 	Limit  int    `query:"limit" default:"20" minimum:"1" maximum:"100"`
 	Cursor string `query:"cursor" maxLength:"4096"`
@@ -242,7 +208,7 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 	after := ""
 	filter := "webhook=" + in.WebhookID
 	if in.Cursor != "" {
-		c, err := s.kit.Cursors.Decode(in.Cursor)
+		c, err := s.Kit.Cursors.Decode(in.Cursor)
 		if err != nil || c.Filter != filter {
 			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
 				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
@@ -250,7 +216,7 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 		after = c.ID
 	}
 	limit := max(in.Limit, 1)
-	page, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, limit, after)
+	page, err := s.Store.ListDeliveries(ctx, t.ID, in.WebhookID, limit, after)
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
@@ -259,19 +225,19 @@ func (s *Server) listDeliveries(ctx context.Context, in *struct {
 		out.Body.Data = append(out.Body.Data, deliveryOf(d))
 	}
 	if len(page) == limit {
-		more, err := s.opts.Store.ListDeliveries(ctx, t.ID, in.WebhookID, 1, page[len(page)-1].ID)
+		more, err := s.Store.ListDeliveries(ctx, t.ID, in.WebhookID, 1, page[len(page)-1].ID)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
 		if len(more) > 0 {
 			out.Body.HasMore = true
-			out.Body.NextCursor = s.kit.Cursors.Encode(pagination.Cursor{Sort: "created_at", Order: pagination.Desc, Filter: filter, ID: page[len(page)-1].ID})
+			out.Body.NextCursor = s.Kit.Cursors.Encode(pagination.Cursor{Sort: "created_at", Order: pagination.Desc, Filter: filter, ID: page[len(page)-1].ID})
 		}
 	}
 	return out, nil
 }
 
-func (s *Server) redeliver(ctx context.Context, in *struct {
+func (s *handlers) redeliver(ctx context.Context, in *struct {
 	WebhookPath
 	DeliveryID string `path:"delivery_id" maxLength:"64"`
 }) (*struct{ Body Delivery }, error) {
@@ -279,7 +245,7 @@ func (s *Server) redeliver(ctx context.Context, in *struct {
 	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
 		return nil, err
 	}
-	d, err := s.opts.Store.Redeliver(ctx, t.ID, in.WebhookID, in.DeliveryID)
+	d, err := s.Store.Redeliver(ctx, t.ID, in.WebhookID, in.DeliveryID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierror.NotFound("delivery", in.DeliveryID)
 	}

@@ -1,4 +1,4 @@
-package apiserver
+package oauthclients
 
 import (
 	"context"
@@ -24,49 +24,9 @@ import (
 	"github.com/discolab/disco/internal/ids"
 )
 
-type OAuthClient struct {
-	ID           string    `json:"id" example:"cli_abcdefghijklmnopqrstuvwxyz"`
-	Name         string    `json:"name"`
-	RedirectURIs []string  `json:"redirect_uris"`
-	Scopes       []string  `json:"scopes"`
-	Public       bool      `json:"public" doc:"Public clients (native apps, CLIs, SDKs) have no secret and must use PKCE."`
-	CreatedAt    time.Time `json:"created_at"`
-	ClientSecret string    `json:"client_secret,omitempty" doc:"Confidential clients only; shown once."`
-}
-
-func oauthClientOf(c *oauth.Client) OAuthClient {
-	return OAuthClient{ID: c.ID, Name: c.Name, RedirectURIs: c.RedirectURIs, Scopes: resource.NonNil(c.Scopes), Public: c.Public, CreatedAt: c.CreatedAt}
-}
-
-type oauthClientCreate struct {
-	Name         string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
-	RedirectURIs []string `json:"redirect_uris" required:"true" minItems:"1" maxItems:"10"`
-	Scopes       []string `json:"scopes,omitempty" maxItems:"32" doc:"Default: the creator's scopes."`
-	Public       *bool    `json:"public,omitempty" doc:"Default true."`
-}
-
-// OAuthClientSpec describes a client for CreateOAuthClient.
-type OAuthClientSpec struct {
-	TenantID     string
-	Name         string
-	RedirectURIs []string
-	Scopes       []string // default: every scope
-	Public       bool
-	CreatedBy    string
-}
-
-// CreateOAuthClient registers an OAuth client for a tenant, e.g. the SDK's public client
-// at `disco dev` start-up. It returns the client id, and the secret of a confidential
-// client.
-func CreateOAuthClient(ctx context.Context, opts Options, spec OAuthClientSpec) (id, secret string, err error) {
-	st, err := oauth.NewStorage(ctx, opts.Store, opts.Now)
-	if err != nil {
-		return "", "", err
-	}
-	return createClient(ctx, st, spec)
-}
-
-func createClient(ctx context.Context, st *oauth.Storage, spec OAuthClientSpec) (string, string, error) {
+// Create registers an OAuth client in st; it returns the client id, and the secret of a
+// confidential client.
+func Create(ctx context.Context, st *oauth.Storage, spec Spec) (string, string, error) {
 	for _, u := range spec.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
 			return "", "", err
@@ -114,25 +74,37 @@ func checkRedirectURI(raw string) error {
 	return errors.New("redirect URI " + raw + " must use https (http only for loopback)")
 }
 
-func (s *Server) registerOAuthClients() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "createOAuthClient", Method: http.MethodPost, Path: "/oauth-clients",
+// Deps is what the oauthclients room needs.
+type Deps struct {
+	Kit *resource.Kit
+	// Clients keeps the registered clients.
+	Clients *oauth.Storage
+}
+
+type handlers struct{ Deps }
+
+// Register adds the oauthclients operations under /oauth-clients.
+func Register(api huma.API, d Deps) {
+	s := &handlers{Deps: d}
+	g := huma.NewGroup(api, "/oauth-clients")
+	transport.Register(g, huma.Operation{
+		OperationID: "createOAuthClient", Method: http.MethodPost, Path: "",
 		Summary: "Register an OAuth client", Tags: []string{"Authentication"}, DefaultStatus: http.StatusCreated,
 	}, auth.APIKeysWrite, s.createOAuthClient)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "listOAuthClients", Method: http.MethodGet, Path: "/oauth-clients",
+	transport.Register(g, huma.Operation{
+		OperationID: "listOAuthClients", Method: http.MethodGet, Path: "",
 		Summary: "List OAuth clients", Tags: []string{"Authentication"},
 		Description: "Lists the clients the caller may manage: those whose scopes it holds all of, for callers not restricted to projects.",
 	}, auth.APIKeysWrite, s.listOAuthClients)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "deleteOAuthClient", Method: http.MethodDelete, Path: "/oauth-clients/{client_id}",
+	transport.Register(g, huma.Operation{
+		OperationID: "deleteOAuthClient", Method: http.MethodDelete, Path: "/{client_id}",
 		Summary: "Delete an OAuth client and revoke its tokens", Tags: []string{"Authentication"},
 		Description:   "Only clients the caller may manage (see listOAuthClients); others are answered 404.",
 		DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.deleteOAuthClient)
 }
 
-func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthClientCreate }) (*struct{ Body OAuthClient }, error) {
+func (s *handlers) createOAuthClient(ctx context.Context, in *struct{ Body oauthClientCreate }) (*struct{ Body OAuthClient }, error) {
 	p, t := auth.Who(ctx)
 	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name)); err != nil {
 		return nil, err
@@ -158,13 +130,13 @@ func (s *Server) createOAuthClient(ctx context.Context, in *struct{ Body oauthCl
 		}
 	}
 	public := in.Body.Public == nil || *in.Body.Public
-	id, secret, err := createClient(ctx, s.oauth.Storage, OAuthClientSpec{
+	id, secret, err := Create(ctx, s.Clients, Spec{
 		TenantID: t.ID, Name: in.Body.Name, RedirectURIs: in.Body.RedirectURIs, Scopes: scopes, Public: public, CreatedBy: p.Actor,
 	})
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
-	c, err := s.oauth.Storage.Client(ctx, id)
+	c, err := s.Clients.Client(ctx, id)
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
@@ -185,33 +157,33 @@ var oauthClientSort = pagination.Spec[*oauth.Client]{
 
 // visibleClient reports whether the caller may manage c. A client's sessions reach every
 // project of the tenant, so only callers unrestricted by project cover it (see covers).
-func visibleClient(p *auth.Principal, c *oauth.Client) bool { return covers(p, c.Scopes, nil) }
+func visibleClient(p *auth.Principal, c *oauth.Client) bool { return p.Covers(c.Scopes, nil) }
 
-func (s *Server) listOAuthClients(ctx context.Context, in *struct {
+func (s *handlers) listOAuthClients(ctx context.Context, in *struct {
 	resource.PageParams
 	Sort string `query:"sort" enum:"created_at,name"`
 }) (*resource.ListOutput[OAuthClient], error) {
 	p, t := auth.Who(ctx)
-	cs, err := s.oauth.Storage.Clients(ctx, t.ID)
+	cs, err := s.Clients.Clients(ctx, t.ID)
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
 	cs = slices.DeleteFunc(cs, func(c *oauth.Client) bool { return !visibleClient(p, c) })
-	return resource.Paginate(s.kit, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
+	return resource.Paginate(s.Kit, cs, oauthClientSort, in.PageParams, in.Sort, "", oauthClientOf)
 }
 
-func (s *Server) deleteOAuthClient(ctx context.Context, in *struct {
+func (s *handlers) deleteOAuthClient(ctx context.Context, in *struct {
 	ClientID string `path:"client_id" maxLength:"64"`
 }) (*struct{}, error) {
 	p, t := auth.Who(ctx)
-	c, err := s.oauth.Storage.Client(ctx, in.ClientID)
+	c, err := s.Clients.Client(ctx, in.ClientID)
 	if errors.Is(err, oauth.ErrClientNotFound) || (err == nil && (c.TenantID != t.ID || !visibleClient(p, c))) {
 		return nil, apierror.NotFound("OAuth client", in.ClientID)
 	}
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
-	err = s.oauth.Storage.DeleteClient(ctx, t.ID, in.ClientID)
+	err = s.Clients.DeleteClient(ctx, t.ID, in.ClientID)
 	if errors.Is(err, oauth.ErrClientNotFound) {
 		return nil, apierror.NotFound("OAuth client", in.ClientID)
 	}

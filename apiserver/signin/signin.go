@@ -1,4 +1,4 @@
-package apiserver
+package signin
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/oauth"
+	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/internal/store"
 )
@@ -43,9 +44,26 @@ func oauthError(err error) *apierror.Error {
 	return apierror.New(status, code, "%s", desc).With("error_description", desc)
 }
 
-func (s *Server) registerOAuth() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "exchangeToken", Method: http.MethodPost, Path: "/auth/token",
+// Deps is what the signin room needs.
+type Deps struct {
+	Kit *resource.Kit
+	// Store keeps users and their sign-in failures.
+	Store *store.Store
+	// Sessions is the OAuth 2 provider: clients, codes and tokens.
+	Sessions *oauth.Provider
+	// Secret keys the sign-in form's CSRF token.
+	Secret []byte
+}
+
+type handlers struct{ Deps }
+
+// Register adds the OAuth 2 endpoints under /auth: token exchange and revocation, and
+// the authorization page where users sign in.
+func Register(api huma.API, d Deps) {
+	s := &handlers{Deps: d}
+	g := huma.NewGroup(api, "/auth")
+	transport.Register(g, huma.Operation{
+		OperationID: "exchangeToken", Method: http.MethodPost, Path: "/token",
 		Summary: "Exchange an authorization code or a refresh token for tokens", Tags: []string{"Authentication"},
 		Description: "JSON or application/x-www-form-urlencoded. grant_type authorization_code: code, redirect_uri, " +
 			"client_id, code_verifier (PKCE S256). grant_type refresh_token: refresh_token, client_id; refresh tokens " +
@@ -57,18 +75,18 @@ func (s *Server) registerOAuth() {
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{transport.MetaRaw: true},
 	}, "", s.exchangeToken)
-	s.documentFormBody("/auth/token", tokenRequestDoc{})
+	documentFormBody(api, "/auth/token", tokenRequestDoc{})
 
-	transport.Register(s.api, huma.Operation{
-		OperationID: "revokeToken", Method: http.MethodPost, Path: "/auth/revoke",
+	transport.Register(g, huma.Operation{
+		OperationID: "revokeToken", Method: http.MethodPost, Path: "/revoke",
 		Summary: "Revoke a session or refresh token (RFC 7009)", Tags: []string{"Authentication"}, DefaultStatus: http.StatusOK,
 		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden},
 		Metadata: map[string]any{transport.MetaRaw: true},
 	}, "", s.revokeToken)
-	s.documentFormBody("/auth/revoke", revokeRequestDoc{})
+	documentFormBody(api, "/auth/revoke", revokeRequestDoc{})
 
-	transport.Register(s.api, huma.Operation{
-		OperationID: "authorizePage", Method: http.MethodGet, Path: "/auth/authorize",
+	transport.Register(g, huma.Operation{
+		OperationID: "authorizePage", Method: http.MethodGet, Path: "/authorize",
 		Summary: "Login and consent page of the authorization code flow", Tags: []string{"Authentication"},
 		Description: "Query: response_type=code, client_id, redirect_uri (exactly as registered), scope, state, " +
 			"code_challenge, code_challenge_method=S256.",
@@ -77,8 +95,8 @@ func (s *Server) registerOAuth() {
 		Responses: map[string]*huma.Response{"200": {Description: "HTML login and consent form.",
 			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
 	}, "", s.authorizePage)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "authorizeDecision", Method: http.MethodPost, Path: "/auth/authorize",
+	transport.Register(g, huma.Operation{
+		OperationID: "authorizeDecision", Method: http.MethodPost, Path: "/authorize",
 		Summary: "Submit login and consent", Tags: []string{"Authentication"},
 		Description: "Form post from the login page; on approval redirects (303) to redirect_uri with code and state. " +
 			"403 when the form does not belong to the pending authorization request.",
@@ -90,7 +108,6 @@ func (s *Server) registerOAuth() {
 				"the page again, with Retry-After. The wait starts at 30 seconds after 5 failures in a row and doubles with each " +
 				"further failure up to 15 minutes.", Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: "string"}}}}},
 	}, "", s.authorizeDecision)
-	s.registerOAuthClients()
 }
 
 type tokenRequestDoc struct {
@@ -110,9 +127,9 @@ type revokeRequestDoc struct {
 }
 
 // documentFormBody describes a body the handler parses itself (JSON or form).
-func (s *Server) documentFormBody(path string, doc any) {
-	op := s.api.OpenAPI().Paths[path].Post
-	schema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(doc), true, "")
+func documentFormBody(api huma.API, path string, doc any) {
+	op := api.OpenAPI().Paths[path].Post
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(doc), true, "")
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 		"application/json":                  {Schema: schema},
 		"application/x-www-form-urlencoded": {Schema: schema},
@@ -165,7 +182,7 @@ func formRequest(ctx context.Context, r *http.Request, body []byte) (*http.Reque
 	return fr, nil
 }
 
-func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct {
+func (s *handlers) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct {
 	CacheControl string `header:"Cache-Control"`
 	Body         TokenResponse
 }, error) {
@@ -178,7 +195,7 @@ func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }
 		return nil, apierror.New(http.StatusBadRequest, "unsupported_grant_type",
 			"grant_type must be authorization_code or refresh_token").With("error_description", "unsupported grant_type")
 	}
-	f := s.oauth.Fosite()
+	f := s.Sessions.Fosite()
 	ar, err := f.NewAccessRequest(ctx, fr, &fosite.DefaultSession{})
 	if err != nil {
 		return nil, oauthError(err)
@@ -201,13 +218,13 @@ func (s *Server) exchangeToken(ctx context.Context, in *struct{ RawBody []byte }
 	}{CacheControl: "no-store", Body: out}, nil
 }
 
-func (s *Server) revokeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct{}, error) {
+func (s *handlers) revokeToken(ctx context.Context, in *struct{ RawBody []byte }) (*struct{}, error) {
 	_, r := transport.RawRequest(ctx)
 	fr, e := formRequest(ctx, r, in.RawBody)
 	if e != nil {
 		return nil, e
 	}
-	if err := s.oauth.Fosite().NewRevocationRequest(ctx, fr); err != nil {
+	if err := s.Sessions.Fosite().NewRevocationRequest(ctx, fr); err != nil {
 		// RFC 7009: an unknown token is not an error for the client.
 		if code, _, _ := oauth.ErrorOf(err); code == "invalid_request" && fr.PostFormValue("token") != "" {
 			return &struct{}{}, nil
@@ -235,16 +252,16 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 `))
 
 // csrfToken binds the login form to the authorization request it was rendered for.
-func (s *Server) csrfToken(rawQuery string) string {
-	m := hmac.New(sha256.New, s.oauthSecret)
+func (s *handlers) csrfToken(rawQuery string) string {
+	m := hmac.New(sha256.New, s.Secret)
 	m.Write([]byte("authorize-form\x00" + rawQuery))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
 // checkAuthorizeRequest validates the request with fosite and requires the redirect URI
 // to be exactly one the client registered.
-func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, *oauth.Client, *apierror.Error) {
-	ar, err := s.oauth.Fosite().NewAuthorizeRequest(ctx, r)
+func (s *handlers) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, *oauth.Client, *apierror.Error) {
+	ar, err := s.Sessions.Fosite().NewAuthorizeRequest(ctx, r)
 	if err != nil {
 		return nil, nil, oauthError(err)
 	}
@@ -258,7 +275,7 @@ func (s *Server) checkAuthorizeRequest(ctx context.Context, r *http.Request) (fo
 		return nil, nil, apierror.New(http.StatusBadRequest, "invalid_request",
 			"PKCE is required: send code_challenge with code_challenge_method=S256").With("error_description", "PKCE S256 required")
 	}
-	c, err := s.oauth.Storage.Client(ctx, ar.GetClient().GetID())
+	c, err := s.Sessions.Storage.Client(ctx, ar.GetClient().GetID())
 	if err != nil {
 		return nil, nil, apierror.Internal(err)
 	}
@@ -272,7 +289,7 @@ func requestedScopes(ar fosite.AuthorizeRequester, c *oauth.Client) []string {
 	return ar.GetRequestedScopes()
 }
 
-func (s *Server) renderLogin(w http.ResponseWriter, status int, r *http.Request, c *oauth.Client, scopes []string, username, msg string) {
+func (s *handlers) renderLogin(w http.ResponseWriter, status int, r *http.Request, c *oauth.Client, scopes []string, username, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -282,11 +299,11 @@ func (s *Server) renderLogin(w http.ResponseWriter, status int, r *http.Request,
 	w.WriteHeader(status)
 	_ = loginPage.Execute(w, map[string]any{
 		"Client": c.Name, "Scopes": scopes, "Error": msg, "Username": username,
-		"Action": s.opts.BaseURL + "/auth/authorize?" + r.URL.RawQuery, "CSRF": s.csrfToken(r.URL.RawQuery),
+		"Action": s.Kit.BaseURL + "/auth/authorize?" + r.URL.RawQuery, "CSRF": s.csrfToken(r.URL.RawQuery),
 	})
 }
 
-func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
+func (s *handlers) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
 	_, r := transport.RawRequest(ctx)
 	ar, c, e := s.checkAuthorizeRequest(ctx, r)
 	if e != nil {
@@ -298,7 +315,7 @@ func (s *Server) authorizePage(ctx context.Context, _ *struct{}) (*huma.StreamRe
 	}}, nil
 }
 
-func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
+func (s *handlers) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.StreamResponse, error) {
 	w, r := transport.RawRequest(ctx)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
@@ -314,7 +331,7 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 	if e != nil {
 		return nil, e
 	}
-	f := s.oauth.Fosite()
+	f := s.Sessions.Fosite()
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		_, w := humago.Unwrap(hctx)
 		if r.PostForm.Get("decision") != "approve" {
@@ -330,7 +347,7 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 		for _, sc := range requestedScopes(ar, c) {
 			ar.GrantScope(sc)
 		}
-		resp, err := f.NewAuthorizeResponse(ctx, ar, oauth.NewSession(user.TenantID, user.ID, user.Username, s.now()))
+		resp, err := f.NewAuthorizeResponse(ctx, ar, oauth.NewSession(user.TenantID, user.ID, user.Username, s.Kit.Now()))
 		if err != nil {
 			f.WriteAuthorizeError(ctx, w, ar, err)
 			return
@@ -340,24 +357,24 @@ func (s *Server) authorizeDecision(ctx context.Context, _ *struct{}) (*huma.Stre
 }
 
 // Per-account sign-in throttling (issue 17; OWASP Authentication Cheat Sheet, "Login
-// Throttling"), on top of the per-address request limit: the first loginFreeFailures
+// Throttling"), on top of the per-address request limit: the first LoginFreeFailures
 // failures in a row for a (tenant, username) pair cost nothing; from then on each failure
 // locks the pair for loginBaseLock, doubling with every further failure up to loginMaxLock.
 // Unknown usernames are throttled alike, so the answer does not tell whether an account
 // exists. A success clears the count.
 const (
-	loginFreeFailures = 5
+	LoginFreeFailures = 5
 	loginBaseLock     = 30 * time.Second
 	loginMaxLock      = 15 * time.Minute
 )
 
 // loginLock is how long the pair is locked after its failures-th failure in a row.
 func loginLock(failures int) time.Duration {
-	if failures < loginFreeFailures {
+	if failures < LoginFreeFailures {
 		return 0
 	}
 	d := loginBaseLock
-	for i := loginFreeFailures; i < failures && d < loginMaxLock; i++ {
+	for i := LoginFreeFailures; i < failures && d < loginMaxLock; i++ {
 		d *= 2
 	}
 	return min(d, loginMaxLock)
@@ -368,10 +385,10 @@ func loginLock(failures int) time.Duration {
 // Retry-After in h. The password is compared whether or not the user exists, and not at
 // all while the pair is locked, so neither the answer nor its timing tells existing
 // accounts from missing ones.
-func (s *Server) signIn(ctx context.Context, tenantID, username, password string, h http.Header) (store.User, string, int) {
-	wait, err := s.opts.Store.BeginLogin(ctx, tenantID, username, s.now(), loginLock)
+func (s *handlers) signIn(ctx context.Context, tenantID, username, password string, h http.Header) (store.User, string, int) {
+	wait, err := s.Store.BeginLogin(ctx, tenantID, username, s.Kit.Now(), loginLock)
 	if err != nil {
-		s.log.Error(err, "throttling sign-in", "request_id", transport.RequestID(ctx))
+		s.Kit.Log.Error(err, "throttling sign-in", "request_id", transport.RequestID(ctx))
 		return store.User{}, "Signing in is unavailable at the moment; try again shortly.", http.StatusInternalServerError
 	}
 	if wait > 0 {
@@ -379,9 +396,9 @@ func (s *Server) signIn(ctx context.Context, tenantID, username, password string
 		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 		return store.User{}, fmt.Sprintf("Too many failed sign-ins for this username. Try again in %s.", waitText(secs)), http.StatusTooManyRequests
 	}
-	user, ok, err := s.opts.Store.VerifyPassword(ctx, username, password)
+	user, ok, err := s.Store.VerifyPassword(ctx, username, password)
 	if err != nil {
-		s.log.Error(err, "reading user", "request_id", transport.RequestID(ctx))
+		s.Kit.Log.Error(err, "reading user", "request_id", transport.RequestID(ctx))
 	}
 	if !ok || user.TenantID != tenantID {
 		return store.User{}, "Wrong username or password.", http.StatusUnauthorized
@@ -389,8 +406,8 @@ func (s *Server) signIn(ctx context.Context, tenantID, username, password string
 	if user.Disabled() {
 		return store.User{}, "This account is disabled; ask your tenant's administrator to enable it.", http.StatusUnauthorized
 	}
-	if err := s.opts.Store.LoginSucceeded(ctx, tenantID, username); err != nil {
-		s.log.Error(err, "clearing sign-in failures", "request_id", transport.RequestID(ctx))
+	if err := s.Store.LoginSucceeded(ctx, tenantID, username); err != nil {
+		s.Kit.Log.Error(err, "clearing sign-in failures", "request_id", transport.RequestID(ctx))
 	}
 	return user, "", 0
 }

@@ -1,4 +1,4 @@
-package apiserver
+package ledgers
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -19,39 +18,27 @@ import (
 	"github.com/discolab/disco/internal/ledger"
 )
 
-type LedgerEntry struct {
-	ID        string         `json:"id" example:"led_abcdefghijklmnopqrstuvwxyz"`
-	ProjectID string         `json:"project_id"`
-	EventType string         `json:"event_type" doc:"claim_created, claim_promoted, claim_demoted, negative_control_evaluated, policy_evaluated, policy_changed (governance settings, details before and after), truth_dial_score_changed."`
-	ClaimID   string         `json:"claim_id,omitempty"`
-	RunID     string         `json:"run_id,omitempty"`
-	Details   map[string]any `json:"details"`
-	Actor     string         `json:"actor" doc:"system, or the user or API key that acted."`
-	Timestamp time.Time      `json:"timestamp"`
-	Hash      string         `json:"hash" doc:"Hex SHA-256 of the entry."`
-	PrevHash  string         `json:"prev_hash" doc:"Hash of the previous entry of the project (zeros for the first)."`
-	TreeIndex int64          `json:"tree_index" doc:"Leaf index in the project's Merkle tree."`
+// Deps is what the ledgers room needs.
+type Deps struct {
+	Kit *resource.Kit
+	// Ledger is the Evidence Ledger; nil answers 501.
+	Ledger *ledger.Ledger
 }
 
-func entryOf(e ledger.Entry) LedgerEntry {
-	d := e.Details
-	if d == nil {
-		d = map[string]any{}
-	}
-	return LedgerEntry{
-		ID: e.ID, ProjectID: e.ProjectID, EventType: e.EventType, ClaimID: e.ClaimID, RunID: e.RunID, Details: d,
-		Actor: e.Actor, Timestamp: e.Timestamp.UTC(), Hash: e.Hash, PrevHash: e.PrevHash, TreeIndex: e.TreeIndex,
-	}
-}
+type handlers struct{ Deps }
 
-func (s *Server) registerLedger() {
-	base := "/projects/{project_id}/ledger"
-	transport.Register(s.api, huma.Operation{
+// Register adds the ledger operations of a project under
+// /projects/{project_id}/ledger, and the ledger's verifier key.
+func Register(api huma.API, d Deps) {
+	s := &handlers{Deps: d}
+	g := huma.NewGroup(api, "/projects/{project_id}/ledger")
+	base := ""
+	transport.Register(g, huma.Operation{
 		OperationID: "listLedgerEntries", Method: http.MethodGet, Path: base,
 		Summary: "List a project's ledger entries", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.listLedger)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: base + "/verify",
 		Summary: "Verify a project's ledger", Tags: []string{"Ledger"},
 		Description: "Recomputes every hash, chain link and the Merkle tree. A valid ledger comes with a freshly " +
@@ -61,7 +48,7 @@ func (s *Server) registerLedger() {
 			"and check later ones against them with `.../ledger/consistency`.",
 		Errors: []int{http.StatusNotFound, http.StatusInternalServerError, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.verifyLedger)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "getLedgerConsistency", Method: http.MethodGet, Path: base + "/consistency",
 		Summary: "Prove the ledger extends an older tree head", Tags: []string{"Ledger"},
 		Description: "The Merkle consistency proof (RFC 6962 section 2.1.2) that the tree of `new_size` entries " +
@@ -70,7 +57,7 @@ func (s *Server) registerLedger() {
 			"that catches a ledger rewritten consistently behind the service (issue 17).",
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.ledgerConsistency)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "getLedgerCheckpoint", Method: http.MethodGet, Path: base + "/checkpoint",
 		Summary: "Get the ledger's signed checkpoint", Tags: []string{"Ledger"},
 		Description: "The current tree head as a C2SP tlog-checkpoint: a signed note whose text is the origin " +
@@ -84,17 +71,17 @@ func (s *Server) registerLedger() {
 		}},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerCheckpoint)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "getLedgerEntry", Method: http.MethodGet, Path: base + "/{entry_id}",
 		Summary: "Get a ledger entry", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerEntry)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(g, huma.Operation{
 		OperationID: "getLedgerProof", Method: http.MethodGet, Path: base + "/{entry_id}/proof",
 		Summary: "Get an entry's inclusion proof", Tags: []string{"Ledger"},
 		Errors: []int{http.StatusNotFound, http.StatusNotImplemented},
 	}, auth.LedgerRead, s.getLedgerProof)
-	transport.Register(s.api, huma.Operation{
+	transport.Register(api, huma.Operation{
 		OperationID: "getLedgerVerifierKey", Method: http.MethodGet, Path: "/ledger/verifier-key",
 		Summary: "Get the public key that signs ledger checkpoints", Tags: []string{"Ledger"},
 		Description: "The note verifier key (`<name>+<key hash>+<base64 Ed25519 public key>`, C2SP signed-note) " +
@@ -124,11 +111,11 @@ func ledgerError(err error, id string) error {
 
 // projectLedger is every ledger operation's precondition: the project is reachable (else
 // 404) and this facade has a ledger (else 501).
-func (s *Server) projectLedger(ctx context.Context, projectID string) error {
-	if _, err := s.kit.Project(ctx, projectID); err != nil {
+func (s *handlers) projectLedger(ctx context.Context, projectID string) error {
+	if _, err := s.Kit.Project(ctx, projectID); err != nil {
 		return err
 	}
-	if s.opts.Ledger == nil {
+	if s.Ledger == nil {
 		return apierror.NotImplemented("the Evidence Ledger")
 	}
 	return nil
@@ -141,7 +128,7 @@ type listLedgerInput struct {
 	ClaimID string `query:"claim_id" maxLength:"64" doc:"Only entries about this claim."`
 }
 
-func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource.ListOutput[LedgerEntry], error) {
+func (s *handlers) listLedger(ctx context.Context, in *listLedgerInput) (*resource.ListOutput[LedgerEntry], error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
@@ -160,7 +147,7 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource
 	}
 	q := ledger.ListQuery{ClaimID: in.ClaimID, Limit: limit}
 	if in.Cursor != "" {
-		c, err := s.kit.Cursors.Decode(in.Cursor)
+		c, err := s.Kit.Cursors.Decode(in.Cursor)
 		if err != nil || c.Filter != filter || (in.Sort != "" && c.Sort != in.Sort) || (order != "" && c.Order != order) || !c.Key.Num {
 			return nil, apierror.New(http.StatusBadRequest, apierror.CodeInvalidCursor, "the cursor is not valid for this list").
 				With("fields", []apierror.Field{{Field: "query.cursor", Message: "not a cursor issued by this list"}})
@@ -172,11 +159,11 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource
 		order = pagination.Desc
 	}
 	q.Desc = order == pagination.Desc
-	entries, err := s.opts.Ledger.List(ctx, t.ID, in.ProjectID, q)
+	entries, err := s.Ledger.List(ctx, t.ID, in.ProjectID, q)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
-	total, err := s.opts.Ledger.Count(ctx, t.ID, in.ProjectID, in.ClaimID)
+	total, err := s.Ledger.Count(ctx, t.ID, in.ProjectID, in.ClaimID)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
@@ -189,13 +176,13 @@ func (s *Server) listLedger(ctx context.Context, in *listLedgerInput) (*resource
 		last := entries[len(entries)-1]
 		peek := q
 		peek.After, peek.Limit = &last.TreeIndex, 1
-		more, err := s.opts.Ledger.List(ctx, t.ID, in.ProjectID, peek)
+		more, err := s.Ledger.List(ctx, t.ID, in.ProjectID, peek)
 		if err != nil {
 			return nil, ledgerError(err, "")
 		}
 		if len(more) > 0 {
 			out.Body.HasMore = true
-			out.Body.NextCursor = s.kit.Cursors.Encode(pagination.Cursor{Sort: sortField, Order: order, Filter: filter,
+			out.Body.NextCursor = s.Kit.Cursors.Encode(pagination.Cursor{Sort: sortField, Order: order, Filter: filter,
 				Key: pagination.Number(float64(last.TreeIndex)), ID: last.ID})
 		}
 	}
@@ -207,7 +194,7 @@ type LedgerEntryPath struct {
 	EntryID string `path:"entry_id" maxLength:"64" doc:"Ledger entry id (led_ prefix)."`
 }
 
-func (s *Server) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
+func (s *handlers) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
@@ -215,30 +202,19 @@ func (s *Server) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*stru
 	if !ids.Valid(ids.Ledger, in.EntryID) {
 		return nil, apierror.NotFound("ledger entry", in.EntryID)
 	}
-	e, err := s.opts.Ledger.Get(ctx, t.ID, in.ProjectID, in.EntryID)
+	e, err := s.Ledger.Get(ctx, t.ID, in.ProjectID, in.EntryID)
 	if err != nil {
 		return nil, ledgerError(err, in.EntryID)
 	}
 	return &struct{ Body LedgerEntry }{Body: entryOf(e)}, nil
 }
 
-type LedgerVerification struct {
-	ProjectID     string    `json:"project_id"`
-	Valid         bool      `json:"valid"`
-	Size          int64     `json:"size" doc:"Number of entries."`
-	RootHash      string    `json:"root_hash" doc:"Base64 Merkle root of the recomputed tree."`
-	Checkpoint    string    `json:"checkpoint,omitempty" doc:"C2SP checkpoint (signed note, golang.org/x/mod/sumdb/note) for the tree head; only when valid."`
-	FirstBadIndex *int64    `json:"first_bad_index,omitempty"`
-	Reason        string    `json:"reason,omitempty"`
-	VerifiedAt    time.Time `json:"verified_at"`
-}
-
-func (s *Server) verifyLedger(ctx context.Context, in *resource.ProjectPath) (*struct{ Body LedgerVerification }, error) {
+func (s *handlers) verifyLedger(ctx context.Context, in *resource.ProjectPath) (*struct{ Body LedgerVerification }, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
-	v, err := s.opts.Ledger.Verify(ctx, t.ID, in.ProjectID)
+	v, err := s.Ledger.Verify(ctx, t.ID, in.ProjectID)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
@@ -254,11 +230,11 @@ func (s *Server) verifyLedger(ctx context.Context, in *resource.ProjectPath) (*s
 	}
 	return &struct{ Body LedgerVerification }{Body: LedgerVerification{
 		ProjectID: in.ProjectID, Valid: v.Valid, Size: v.Size, RootHash: v.RootHash, Checkpoint: v.Checkpoint,
-		FirstBadIndex: v.FirstBadIndex, Reason: v.Reason, VerifiedAt: s.now().UTC(),
+		FirstBadIndex: v.FirstBadIndex, Reason: v.Reason, VerifiedAt: s.Kit.Now().UTC(),
 	}}, nil
 }
 
-func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
+func (s *handlers) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
@@ -266,7 +242,7 @@ func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*stru
 	if !ids.Valid(ids.Ledger, in.EntryID) {
 		return nil, apierror.NotFound("ledger entry", in.EntryID)
 	}
-	p, err := s.opts.Ledger.Proof(ctx, t.ID, in.ProjectID, in.EntryID)
+	p, err := s.Ledger.Proof(ctx, t.ID, in.ProjectID, in.EntryID)
 	if err != nil {
 		return nil, ledgerError(err, in.EntryID)
 	}
@@ -276,7 +252,7 @@ func (s *Server) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*stru
 	return &struct{ Body ledger.InclusionProof }{Body: p}, nil
 }
 
-func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
+func (s *handlers) ledgerConsistency(ctx context.Context, in *struct {
 	resource.ProjectPath
 	OldSize int64 `query:"old_size" required:"true" minimum:"1" doc:"Size of the tree head the client trusts."`
 	NewSize int64 `query:"new_size" minimum:"1" doc:"Size of the later tree head; default the current size."`
@@ -285,7 +261,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
-	n, err := s.opts.Ledger.Count(ctx, t.ID, in.ProjectID, "")
+	n, err := s.Ledger.Count(ctx, t.ID, in.ProjectID, "")
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
@@ -297,7 +273,7 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 	case in.NewSize != 0 && in.OldSize > in.NewSize:
 		return nil, apierror.Invalid("query.old_size", "larger than new_size")
 	}
-	p, err := s.opts.Ledger.ConsistencyProof(ctx, t.ID, in.ProjectID, in.OldSize, in.NewSize)
+	p, err := s.Ledger.ConsistencyProof(ctx, t.ID, in.ProjectID, in.OldSize, in.NewSize)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
@@ -309,36 +285,23 @@ func (s *Server) ledgerConsistency(ctx context.Context, in *struct {
 
 // getLedgerCheckpoint answers the signed note itself, as transparency-log clients and
 // witnesses expect it (C2SP tlog-checkpoint), not wrapped in JSON.
-func (s *Server) getLedgerCheckpoint(ctx context.Context, in *resource.ProjectPath) (*ledgerNote, error) {
+func (s *handlers) getLedgerCheckpoint(ctx context.Context, in *resource.ProjectPath) (*ledgerNote, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
 		return nil, err
 	}
-	_, signed, err := s.opts.Ledger.Checkpoint(ctx, t.ID, in.ProjectID)
+	_, signed, err := s.Ledger.Checkpoint(ctx, t.ID, in.ProjectID)
 	if err != nil {
 		return nil, ledgerError(err, "")
 	}
 	return &ledgerNote{ContentType: "text/plain; charset=utf-8", CacheControl: "no-store", Body: []byte(signed)}, nil
 }
 
-type ledgerNote struct {
-	ContentType  string `header:"Content-Type"`
-	CacheControl string `header:"Cache-Control"`
-	Body         []byte
-}
-
-// LedgerVerifierKey is the public half of the checkpoint signing key.
-type LedgerVerifierKey struct {
-	VerifierKey string `json:"verifier_key" doc:"Note verifier key: <name>+<hex key hash>+<base64 Ed25519 public key>." example:"disco-ledger+1f2e3d4c+AeWdQqTbQc0Yl1hC7VbY3QnZs3Q3rHx2wz0JcQmRZ1jA"`
-	KeyName     string `json:"key_name" doc:"Name on the checkpoints' signature lines."`
-	Origin      string `json:"origin" doc:"Checkpoint origin line of a project's ledger, with {project_id} standing for the project id." example:"disco-ledger/{project_id}"`
-}
-
-func (s *Server) getLedgerVerifierKey(ctx context.Context, _ *struct{}) (*struct{ Body LedgerVerifierKey }, error) {
-	if s.opts.Ledger == nil || s.opts.Ledger.VerifierKey() == "" {
+func (s *handlers) getLedgerVerifierKey(ctx context.Context, _ *struct{}) (*struct{ Body LedgerVerifierKey }, error) {
+	if s.Ledger == nil || s.Ledger.VerifierKey() == "" {
 		return nil, apierror.NotImplemented("the Evidence Ledger's verifier key")
 	}
-	vkey := s.opts.Ledger.VerifierKey()
+	vkey := s.Ledger.VerifierKey()
 	name, _, _ := strings.Cut(vkey, "+")
 	return &struct{ Body LedgerVerifierKey }{Body: LedgerVerifierKey{
 		VerifierKey: vkey, KeyName: name, Origin: ledger.Origin("{project_id}"),

@@ -1,4 +1,4 @@
-package apiserver
+package docs
 
 import (
 	"html/template"
@@ -31,12 +31,14 @@ var errorIndex = template.Must(template.New("index").Parse(`<!doctype html>
 {{end}}</table></body></html>
 `))
 
-func (s *Server) registerDocs() {
-	s.mux.HandleFunc("GET /v1/docs/errors", func(w http.ResponseWriter, r *http.Request) {
+// Register serves the error code pages on mux, with links under base (…/v1): every
+// error body's documentation_url points at one of them.
+func Register(mux *http.ServeMux, base string) {
+	mux.HandleFunc("GET /v1/docs/errors", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = errorIndex.Execute(w, map[string]any{"Base": s.docsBase, "Codes": apierror.Catalog})
+		_ = errorIndex.Execute(w, map[string]any{"Base": base, "Codes": apierror.Catalog})
 	})
-	s.mux.HandleFunc("GET /v1/docs/errors/{code}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /v1/docs/errors/{code}", func(w http.ResponseWriter, r *http.Request) {
 		d, ok := apierror.Lookup(r.PathValue("code"))
 		if !ok {
 			transport.Fail(w, r, apierror.NotFound("error code", r.PathValue("code")))
@@ -46,6 +48,6 @@ func (s *Server) registerDocs() {
 		_ = errorPage.Execute(w, struct {
 			apierror.Doc
 			Base string
-		}{d, s.docsBase})
+		}{d, base})
 	})
 }

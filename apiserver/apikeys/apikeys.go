@@ -1,4 +1,4 @@
-package apiserver
+package apikeys
 
 import (
 	"context"
@@ -23,85 +23,49 @@ import (
 // new key without an outage.
 const defaultRollGrace = 24 * time.Hour
 
-type APIKey struct {
-	ID         string     `json:"id" example:"key_abcdefghijklmnopqrstuvwxyz"`
-	Name       string     `json:"name"`
-	Prefix     string     `json:"prefix" doc:"The first characters of the key, for recognising it."`
-	Scopes     []string   `json:"scopes"`
-	ProjectIDs []string   `json:"project_ids" doc:"Projects the key is restricted to; empty means all of the tenant's."`
-	Status     string     `json:"status" enum:"active,rolled,revoked,expired"`
-	CreatedAt  time.Time  `json:"created_at"`
-	CreatedBy  string     `json:"created_by"`
-	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
-	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
-	ReplacedBy string     `json:"replaced_by,omitempty"`
-	GraceUntil *time.Time `json:"grace_until,omitempty"`
-	// Key is the plaintext, present only in the response that created it.
-	Key string `json:"key,omitempty" doc:"The key itself; shown once, in the response that creates it."`
-}
-
-func utcOpt(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
-func (s *Server) apiKeyOf(k store.APIKey) APIKey {
-	now := s.now()
-	status := "active"
-	switch {
-	case k.RevokedAt != nil && !now.Before(*k.RevokedAt):
-		status = "revoked"
-	case k.ReplacedBy != "" && k.ActiveAt(now):
-		status = "rolled"
-	case !k.ActiveAt(now):
-		status = "expired"
-	}
-	return APIKey{
-		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: resource.NonNil(k.Scopes), ProjectIDs: resource.NonNil(k.ProjectIDs), Status: status,
-		CreatedAt: k.CreatedAt.UTC(), CreatedBy: k.CreatedBy, ExpiresAt: utcOpt(k.ExpiresAt), RevokedAt: utcOpt(k.RevokedAt),
-		ReplacedBy: k.ReplacedBy, GraceUntil: utcOpt(k.GraceUntil),
-	}
-}
-
-type apiKeyCreate struct {
-	Name       string     `json:"name" required:"true" minLength:"1" maxLength:"200"`
-	Scopes     []string   `json:"scopes,omitempty" maxItems:"32" doc:"Default: the caller's scopes. A key cannot grant scopes its creator lacks."`
-	ProjectIDs []string   `json:"project_ids,omitempty" maxItems:"256" doc:"Restrict the key to these projects."`
-	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
-}
-
 // manageRule is the rule of covers, as the API documents it.
 const manageRule = "A caller manages only keys no stronger than itself: keys whose scopes it holds all of and whose projects " +
 	"are within its own (a key restricted to projects manages only keys restricted to some of them). Other keys are " +
 	"answered 404 and left out of lists."
 
-func (s *Server) registerAPIKeys() {
-	transport.Register(s.api, huma.Operation{
-		OperationID: "createAPIKey", Method: http.MethodPost, Path: "/api-keys",
+// Deps is what the apikeys room needs.
+type Deps struct {
+	Kit *resource.Kit
+	// Store keeps the keys.
+	Store *store.Store
+	// Forget drops a revoked or rolled key from the authenticator's cache.
+	Forget func(keyID string)
+}
+
+type handlers struct{ Deps }
+
+// Register adds the apikeys operations under /api-keys.
+func Register(api huma.API, d Deps) {
+	s := &handlers{Deps: d}
+	g := huma.NewGroup(api, "/api-keys")
+	transport.Register(g, huma.Operation{
+		OperationID: "createAPIKey", Method: http.MethodPost, Path: "",
 		Summary: "Create an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
 		Description: "The response carries the key once; only its SHA-256 is stored.",
 		Errors:      []int{http.StatusNotFound},
 	}, auth.APIKeysWrite, s.createAPIKey)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "listAPIKeys", Method: http.MethodGet, Path: "/api-keys",
+	transport.Register(g, huma.Operation{
+		OperationID: "listAPIKeys", Method: http.MethodGet, Path: "",
 		Summary: "List API keys", Tags: []string{"API keys"}, Description: manageRule,
 	}, auth.APIKeysWrite, s.listAPIKeys)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "getAPIKey", Method: http.MethodGet, Path: "/api-keys/{key_id}",
+	transport.Register(g, huma.Operation{
+		OperationID: "getAPIKey", Method: http.MethodGet, Path: "/{key_id}",
 		Summary: "Get an API key", Tags: []string{"API keys"}, Errors: []int{http.StatusNotFound}, Description: manageRule,
 	}, auth.APIKeysWrite, s.getAPIKey)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "rollAPIKey", Method: http.MethodPost, Path: "/api-keys/{key_id}/roll",
+	transport.Register(g, huma.Operation{
+		OperationID: "rollAPIKey", Method: http.MethodPost, Path: "/{key_id}/roll",
 		Summary: "Roll an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusCreated,
 		Description: "Issues a replacement with the same name, scopes, projects and expiry; the old key keeps " +
 			"working for grace_period_seconds (default 86400) so rotation does not disrupt running clients. " + manageRule,
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, auth.APIKeysWrite, s.rollAPIKey)
-	transport.Register(s.api, huma.Operation{
-		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/api-keys/{key_id}",
+	transport.Register(g, huma.Operation{
+		OperationID: "revokeAPIKey", Method: http.MethodDelete, Path: "/{key_id}",
 		Summary: "Revoke an API key", Tags: []string{"API keys"}, DefaultStatus: http.StatusNoContent,
 		Description: "The key stops working at once on the replica of the facade that answers this request, and within " +
 			"5 seconds on the others: each replica keeps a verified key for up to 5 seconds. " + manageRule,
@@ -109,20 +73,7 @@ func (s *Server) registerAPIKeys() {
 	}, auth.APIKeysWrite, s.revokeAPIKey)
 }
 
-// newAPIKeyOutput answers a created or rolled key: its location and, once, its secret.
-type newAPIKeyOutput struct {
-	Location string `header:"Location"`
-	Body     APIKey
-}
-
-// newAPIKey is the answer for key k whose secret is plain.
-func (s *Server) newAPIKey(k store.APIKey, plain string) *newAPIKeyOutput {
-	out := s.apiKeyOf(k)
-	out.Key = plain
-	return &newAPIKeyOutput{Location: s.opts.BaseURL + "/api-keys/" + k.ID, Body: out}
-}
-
-func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*newAPIKeyOutput, error) {
+func (s *handlers) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate }) (*newAPIKeyOutput, error) {
 	p, t := auth.Who(ctx)
 	if err := transport.CheckText(transport.NameText("body.name", in.Body.Name)); err != nil {
 		return nil, err
@@ -145,14 +96,14 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 		projects = p.ProjectIDs
 	}
 	for _, pid := range projects {
-		if _, err := s.kit.Project(ctx, pid); err != nil {
+		if _, err := s.Kit.Project(ctx, pid); err != nil {
 			return nil, err
 		}
 	}
-	if e := in.Body.ExpiresAt; e != nil && !e.After(s.now()) {
+	if e := in.Body.ExpiresAt; e != nil && !e.After(s.Kit.Now()) {
 		return nil, apierror.Invalid("body.expires_at", "must be in the future")
 	}
-	k, plain, err := s.opts.Store.CreateAPIKey(ctx, store.NewAPIKey{
+	k, plain, err := s.Store.CreateAPIKey(ctx, store.NewAPIKey{
 		TenantID: t.ID, Name: in.Body.Name, Scopes: slices.Compact(slices.Sorted(slices.Values(scopes))),
 		ProjectIDs: projects, CreatedBy: p.Actor, ExpiresAt: in.Body.ExpiresAt,
 	})
@@ -162,35 +113,8 @@ func (s *Server) createAPIKey(ctx context.Context, in *struct{ Body apiKeyCreate
 	return s.newAPIKey(k, plain), nil
 }
 
-// covers reports whether the caller may manage a credential that grants scopes over
-// projects (empty: every project of the tenant). Managing a credential (creating, reading,
-// rolling, revoking it) can hand its power to the caller, so it is allowed only for
-// credentials no stronger than the caller (issue 17): each scope is one the caller holds,
-// and the projects are within the caller's, an unrestricted caller covering every project
-// set and a restricted one only non-empty subsets of its own. Credentials outside are
-// answered as not found, and left out of lists.
-func covers(p *auth.Principal, scopes, projects []string) bool {
-	for _, sc := range scopes {
-		if !p.Has(sc) {
-			return false
-		}
-	}
-	if !p.Restricted() {
-		return true
-	}
-	if len(projects) == 0 {
-		return false
-	}
-	for _, id := range projects {
-		if !p.AllowsProject(id) {
-			return false
-		}
-	}
-	return true
-}
-
 // visibleKey reports whether the caller may manage k.
-func visibleKey(p *auth.Principal, k store.APIKey) bool { return covers(p, k.Scopes, k.ProjectIDs) }
+func visibleKey(p *auth.Principal, k store.APIKey) bool { return p.Covers(k.Scopes, k.ProjectIDs) }
 
 var apiKeySort = pagination.Spec[store.APIKey]{
 	Name: "api_keys",
@@ -202,7 +126,7 @@ var apiKeySort = pagination.Spec[store.APIKey]{
 	ID: func(k store.APIKey) string { return k.ID },
 }
 
-func (s *Server) listAPIKeys(ctx context.Context, in *struct {
+func (s *handlers) listAPIKeys(ctx context.Context, in *struct {
 	resource.PageParams
 	Sort   string `query:"sort" enum:"created_at,name"`
 	Status string `query:"status" enum:"active,rolled,revoked,expired"`
@@ -211,7 +135,7 @@ func (s *Server) listAPIKeys(ctx context.Context, in *struct {
 	var items []store.APIKey
 	after := ""
 	for {
-		page, err := s.opts.Store.ListAPIKeys(ctx, t.ID, store.MaxPageSize, after)
+		page, err := s.Store.ListAPIKeys(ctx, t.ID, store.MaxPageSize, after)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
@@ -225,19 +149,19 @@ func (s *Server) listAPIKeys(ctx context.Context, in *struct {
 		}
 		after = page[len(page)-1].ID
 	}
-	return resource.Paginate(s.kit, items, apiKeySort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), s.apiKeyOf)
+	return resource.Paginate(s.Kit, items, apiKeySort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), s.apiKeyOf)
 }
 
 type APIKeyPath struct {
 	KeyID string `path:"key_id" maxLength:"64"`
 }
 
-func (s *Server) apiKey(ctx context.Context, id string) (store.APIKey, error) {
+func (s *handlers) apiKey(ctx context.Context, id string) (store.APIKey, error) {
 	p, t := auth.Who(ctx)
 	if !ids.Valid(ids.APIKey, id) {
 		return store.APIKey{}, apierror.NotFound("API key", id)
 	}
-	k, err := s.opts.Store.APIKeyByID(ctx, t.ID, id)
+	k, err := s.Store.APIKeyByID(ctx, t.ID, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !visibleKey(p, k)) {
 		return store.APIKey{}, apierror.NotFound("API key", id)
 	}
@@ -247,7 +171,7 @@ func (s *Server) apiKey(ctx context.Context, id string) (store.APIKey, error) {
 	return k, nil
 }
 
-func (s *Server) getAPIKey(ctx context.Context, in *APIKeyPath) (*struct{ Body APIKey }, error) {
+func (s *handlers) getAPIKey(ctx context.Context, in *APIKeyPath) (*struct{ Body APIKey }, error) {
 	k, err := s.apiKey(ctx, in.KeyID)
 	if err != nil {
 		return nil, err
@@ -255,7 +179,7 @@ func (s *Server) getAPIKey(ctx context.Context, in *APIKeyPath) (*struct{ Body A
 	return &struct{ Body APIKey }{Body: s.apiKeyOf(k)}, nil
 }
 
-func (s *Server) rollAPIKey(ctx context.Context, in *struct {
+func (s *handlers) rollAPIKey(ctx context.Context, in *struct {
 	APIKeyPath
 	Body *struct {
 		GracePeriodSeconds *int `json:"grace_period_seconds,omitempty" minimum:"0" maximum:"604800" doc:"How long the old key keeps working; default 86400."`
@@ -269,25 +193,25 @@ func (s *Server) rollAPIKey(ctx context.Context, in *struct {
 	if in.Body != nil && in.Body.GracePeriodSeconds != nil {
 		grace = time.Duration(*in.Body.GracePeriodSeconds) * time.Second
 	}
-	k, plain, err := s.opts.Store.RollAPIKey(ctx, t.ID, in.KeyID, p.Actor, grace)
+	k, plain, err := s.Store.RollAPIKey(ctx, t.ID, in.KeyID, p.Actor, grace)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, apierror.Conflict("the key has already been rolled or revoked").With("key_id", in.KeyID)
 	}
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
-	s.authn.Forget(in.KeyID)
+	s.Forget(in.KeyID)
 	return s.newAPIKey(k, plain), nil
 }
 
-func (s *Server) revokeAPIKey(ctx context.Context, in *APIKeyPath) (*struct{}, error) {
+func (s *handlers) revokeAPIKey(ctx context.Context, in *APIKeyPath) (*struct{}, error) {
 	_, t := auth.Who(ctx)
 	if _, err := s.apiKey(ctx, in.KeyID); err != nil {
 		return nil, err
 	}
-	if err := s.opts.Store.RevokeAPIKey(ctx, t.ID, in.KeyID); err != nil {
+	if err := s.Store.RevokeAPIKey(ctx, t.ID, in.KeyID); err != nil {
 		return nil, apierror.Internal(err)
 	}
-	s.authn.Forget(in.KeyID)
+	s.Forget(in.KeyID)
 	return &struct{}{}, nil
 }
