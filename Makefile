@@ -81,6 +81,7 @@ bench-engine:
 	@if [ -x test/bench/run-engine.sh ]; then test/bench/run-engine.sh; else go test -run '^$$' -bench . -benchtime 1x ./engine/...; fi
 bench-api:
 	@if [ -x test/bench/run-api.sh ]; then test/bench/run-api.sh; else echo "bench-api: not implemented yet (facade issue)"; exit 2; fi
+bench-cluster: ; go run ./test/bench/cluster -creds $(CLUSTER_DIR)/credentials.json -out $(CLUSTER_DIR)/bench.json $(BENCH_CLUSTER_ARGS) # the cluster of `make cluster-up`: latency, a burst under a pod quota, memory (test/bench/README.md)
 
 ##@ Tools
 
