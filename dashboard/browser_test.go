@@ -30,6 +30,7 @@ import (
 type devCreds struct {
 	BaseURL           string `json:"base_url"`
 	APIKey            string `json:"api_key"`
+	Kubeconfig        string `json:"kubeconfig"`
 	DashboardURL      string `json:"dashboard_url"`
 	DashboardUser     string `json:"dashboard_user"`
 	DashboardPassword string `json:"dashboard_password"`

@@ -16,6 +16,9 @@ import (
 // as a newcomer does after `make run`, and probes the security rules on the way.
 func TestDashboardInChromium(t *testing.T) {
 	creds := startDev(t)
+	// Another tenant's project, made at the start so every cache has it long before the
+	// dashboard is asked for it.
+	foreign := foreignProject(t, creds.Kubeconfig)
 	b := newBrowser(t, creds.DashboardURL)
 	base := b.base
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
@@ -126,7 +129,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.shot("08-run-form-refused")
 	b.do("submit a symbolic run",
 		chromedp.SetValue(css(`#r-ds`), datasetID),
-		chromedp.SetValue(css(`#r-cx`), ""),
+		chromedp.Clear(css(`#r-cx`)),
 		chromedp.Click(css(`input[value=shuffled_target]`)),
 		chromedp.Click(css(`input[value=noise_feature]`)),
 		chromedp.Submit(css(`#run-form`)),
@@ -209,8 +212,8 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.shot("16-keys")
 
-	// Ids that are not the tenant's, or not ids, are 404 pages.
-	for _, p := range []string{"/projects/proj_aaaaaaaaaaaaaaaaaaaaaaaaaa", "/projects/" + pid + "/claims/clm_aaaaaaaaaaaaaaaaaaaaaaaaaa",
+	// Ids of another tenant, missing ids and things that are not ids are 404 pages.
+	for _, p := range []string{"/projects/" + foreign, "/projects/" + foreign + "/claims", "/projects/proj_aaaaaaaaaaaaaaaaaaaaaaaaaa", "/projects/" + pid + "/claims/clm_aaaaaaaaaaaaaaaaaaaaaaaaaa",
 		"/projects/..%2F..%2Fapi-keys"} {
 		b.do("open "+p, chromedp.Navigate(base+p), chromedp.WaitVisible(css(`main h1`)))
 		if h := b.text("main h1"); !strings.HasPrefix(h, "404") {

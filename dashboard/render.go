@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -101,6 +102,14 @@ var funcs = template.FuncMap{
 		return m
 	},
 	"esc": url.PathEscape,
+	// pretty indents a JSON document for reading.
+	"pretty": func(raw json.RawMessage) string {
+		var buf bytes.Buffer
+		if json.Indent(&buf, raw, "", "  ") != nil {
+			return string(raw)
+		}
+		return buf.String()
+	},
 }
 
 func toFloat(v any) float64 {
@@ -189,11 +198,11 @@ func (d *Dashboard) fragment(w http.ResponseWriter, status int, name string, dat
 
 // show renders a page of a signed-in user with the navigation: the tenant's projects.
 func (c *call) show(status int, name string, p *page) error {
-	var projects api.List[api.Project]
-	if err := c.get("/projects", url.Values{"limit": {"100"}, "sort": {"name"}, "order": {"asc"}}, &projects); err != nil {
+	projects, err := c.navProjects()
+	if err != nil {
 		return err
 	}
-	p.Signed, p.Tenant, p.Projects = true, c.s.Tenant, projects.Data
+	p.Signed, p.Tenant, p.Projects = true, c.s.Tenant, projects
 	c.d.render(c.w, c.r, status, name, p)
 	return nil
 }
@@ -203,6 +212,14 @@ func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, c *call,
 	p := &page{Title: http.StatusText(status), Data: map[string]any{"Status": status, "Message": msg}}
 	if c != nil {
 		p.Signed, p.Tenant = true, c.s.Tenant
+		p.Projects, _ = c.navProjects()
 	}
 	d.render(w, r, status, "error.html", p)
+}
+
+// navProjects is the first hundred of the tenant's projects by name, for the navigation.
+func (c *call) navProjects() ([]api.Project, error) {
+	var projects api.List[api.Project]
+	err := c.get("/projects", url.Values{"limit": {"100"}, "sort": {"name"}, "order": {"asc"}}, &projects)
+	return projects.Data, err
 }
