@@ -32,6 +32,7 @@ type caseInfo struct {
 	Name   string               `json:"name"`
 	System string               `json:"system"`
 	Noise  float64              `json:"noise"`
+	Rep    int                  `json:"rep"` // noise draw; 0 is the main table's
 	File   string               `json:"file"`
 	States []string             `json:"states"`
 	Truth  []map[string]float64 `json:"truth"`
@@ -75,6 +76,7 @@ func caseName(sys string, noise float64) string {
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	out := fs.String("out", "data", "output directory")
+	reps := fs.Int("reps", 1, "noise draws per system and (nonzero) noise level")
 	fs.Parse(args)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -109,31 +111,47 @@ func gen(args []string) error {
 			rmsOf[j] = math.Sqrt(s / float64(n))
 		}
 		for _, noise := range noiseLevels {
-			name := caseName(sys.name, noise)
-			rng := rand.New(rand.NewPCG(seedOf(sys.name, "noise", strconv.FormatFloat(noise, 'g', -1, 64)), 2))
-			f, err := os.Create(filepath.Join(*out, name+".csv"))
-			if err != nil {
-				return err
-			}
-			w := csv.NewWriter(f)
-			w.Write(append([]string{"t", "trajectory"}, sys.states...))
-			for k, p := range paths {
-				for i, x := range p {
-					row := []string{strconv.FormatFloat(times[i], 'g', 10, 64), strconv.Itoa(k)}
-					for j, v := range x {
-						row = append(row, strconv.FormatFloat(v+noise*rmsOf[j]*rng.NormFloat64(), 'g', 12, 64))
-					}
-					w.Write(row)
+			for rep := range *reps {
+				if rep > 0 && noise == 0 {
+					break
 				}
+				c := caseInfo{Name: caseName(sys.name, noise), System: sys.name, Noise: noise, Rep: rep, States: sys.states, Truth: sys.truth}
+				seed := seedOf(sys.name, "noise", strconv.FormatFloat(noise, 'g', -1, 64))
+				if rep > 0 {
+					c.Name += fmt.Sprintf("_rep%d", rep)
+					seed = seedOf(sys.name, "noise", strconv.FormatFloat(noise, 'g', -1, 64), "rep", strconv.Itoa(rep))
+				}
+				c.File = c.Name + ".csv"
+				if err := writeCase(filepath.Join(*out, c.File), sys, times, paths, rmsOf, noise, rand.New(rand.NewPCG(seed, 2))); err != nil {
+					return err
+				}
+				manifest = append(manifest, c)
 			}
-			w.Flush()
-			if err := errorsJoin(w.Error(), f.Close()); err != nil {
-				return err
-			}
-			manifest = append(manifest, caseInfo{Name: name, System: sys.name, Noise: noise, File: name + ".csv", States: sys.states, Truth: sys.truth})
 		}
 	}
 	return writeJSON(filepath.Join(*out, "manifest.json"), manifest)
+}
+
+// writeCase writes the trajectories with noise·rms[j]·N(0,1) added to
+// state j as a CSV: t, trajectory, states.
+func writeCase(path string, sys system, times []float64, paths [][][]float64, rms []float64, noise float64, rng *rand.Rand) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(append([]string{"t", "trajectory"}, sys.states...))
+	for k, p := range paths {
+		for i, x := range p {
+			row := []string{strconv.FormatFloat(times[i], 'g', 10, 64), strconv.Itoa(k)}
+			for j, v := range x {
+				row = append(row, strconv.FormatFloat(v+noise*rms[j]*rng.NormFloat64(), 'g', 12, 64))
+			}
+			w.Write(row)
+		}
+	}
+	w.Flush()
+	return errorsJoin(w.Error(), f.Close())
 }
 
 func errorsJoin(a, b error) error {
@@ -375,7 +393,30 @@ func score(args []string) error {
 	}
 	fmt.Fprintf(&b, "---|\n")
 	exact := map[string]map[float64]int{}
+	type key struct {
+		system string
+		noise  float64
+	}
+	var keys []key
+	drawExact := map[string]map[key]int{}
+	draws := map[key]int{}
 	for _, c := range manifest {
+		k := key{c.System, c.Noise}
+		if draws[k] == 0 {
+			keys = append(keys, k)
+		}
+		draws[k]++
+		for _, m := range names {
+			if o, ok := methods[m][c.Name]; ok && judge(c, o).exact {
+				if drawExact[m] == nil {
+					drawExact[m] = map[key]int{}
+				}
+				drawExact[m][k]++
+			}
+		}
+		if c.Rep > 0 {
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %g %% |", c.System, 100*c.Noise)
 		for _, m := range names {
 			o, ok := methods[m][c.Name]
@@ -433,6 +474,47 @@ func score(args []string) error {
 			secs += o.Seconds
 		}
 		fmt.Fprintf(&b, " %.1f |\n", secs)
+	}
+	if len(manifest) > len(keys) {
+		fmt.Fprintf(&b, "\nExact over all noise draws (the main table's and the others, `gen -reps`):\n\n| system | noise |")
+		for _, m := range names {
+			fmt.Fprintf(&b, " %s |", m)
+		}
+		fmt.Fprintf(&b, "\n|---|---|")
+		for range names {
+			fmt.Fprintf(&b, "---|")
+		}
+		fmt.Fprintf(&b, "\n")
+		total := map[string]map[float64][2]int{}
+		for _, k := range keys {
+			fmt.Fprintf(&b, "| %s | %g %% |", k.system, 100*k.noise)
+			for _, m := range names {
+				fmt.Fprintf(&b, " %d/%d |", drawExact[m][k], draws[k])
+				if total[m] == nil {
+					total[m] = map[float64][2]int{}
+				}
+				t := total[m][k.noise]
+				total[m][k.noise] = [2]int{t[0] + drawExact[m][k], t[1] + draws[k]}
+			}
+			fmt.Fprintf(&b, "\n")
+		}
+		fmt.Fprintf(&b, "\n| method |")
+		for _, n := range noiseLevels {
+			fmt.Fprintf(&b, " exact at %g %% |", 100*n)
+		}
+		fmt.Fprintf(&b, "\n|---|")
+		for range noiseLevels {
+			fmt.Fprintf(&b, "---|")
+		}
+		fmt.Fprintf(&b, "\n")
+		for _, m := range names {
+			fmt.Fprintf(&b, "| %s |", m)
+			for _, n := range noiseLevels {
+				t := total[m][n]
+				fmt.Fprintf(&b, " %d/%d |", t[0], t[1])
+			}
+			fmt.Fprintf(&b, "\n")
+		}
 	}
 	fmt.Print(b.String())
 	if *md != "" {

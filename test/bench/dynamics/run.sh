@@ -6,17 +6,20 @@
 # Environment:
 #   DYN_OUT   results directory (default test/bench/dynamics/results)
 #   DYN_VENV  Python venv for pysindy (default test/bench/dynamics/.venv; created if missing)
+#   DYN_REPS  noise draws per system and nonzero noise level (default 5; the first is the main table)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 HERE=test/bench/dynamics
 OUT=${DYN_OUT:-$HERE/results}
 VENV=${DYN_VENV:-$HERE/.venv}
+REPS=${DYN_REPS:-5}
 PYSINDY_VERSION=2.1.0
 mkdir -p "$OUT"
 log() { echo "bench-dynamics: $*" >&2; }
 
 log "generating data in $OUT/data"
-go run ./$HERE gen -out "$OUT/data"
+rm -rf "$OUT/data"
+go run ./$HERE gen -out "$OUT/data" -reps "$REPS"
 log "running engine/dynamics"
 go run ./$HERE run -data "$OUT/data" -out "$OUT/ours.json" 2>"$OUT/ours.log"
 
