@@ -9,22 +9,15 @@ import (
 	"github.com/discolab/disco/internal/store"
 )
 
-// The facade keeps a few secrets of its own in the store's database, in a table it
-// creates itself (the store's migrations are another package's): the cursor signing key
-// must be the same on every replica and survive restarts, or cursors handed out earlier
-// would stop working.
-const settingsSchema = `CREATE TABLE IF NOT EXISTS apiserver_settings (
-    name  TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-)`
+// The facade keeps a few secrets of its own in the store's database, in the table
+// apiserver_settings (created by the store's migrations, 0005_facade_tables): the cursor
+// signing key must be the same on every replica and survive restarts, or cursors handed
+// out earlier would stop working.
 
 // setting returns the named secret, creating it with 32 random bytes on first use.
 // Concurrent first uses agree: the insert does nothing when another replica won.
 func setting(ctx context.Context, st *store.Store, name string) ([]byte, error) {
 	db := st.DB()
-	if _, err := db.ExecContext(ctx, settingsSchema); err != nil {
-		return nil, fmt.Errorf("apiserver: create settings table: %w", err)
-	}
 	var fresh [32]byte
 	if _, err := rand.Read(fresh[:]); err != nil {
 		return nil, err

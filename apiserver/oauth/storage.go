@@ -7,43 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/ory/fosite"
 
 	"github.com/discolab/disco/internal/store"
 )
-
-// The OAuth tables live in the store's database. The store's migrations belong to
-// internal/store, so this package creates its own tables (idempotently) when it starts.
-const schema = `
-CREATE TABLE IF NOT EXISTS oauth_clients (
-    id            TEXT PRIMARY KEY,
-    tenant_id     TEXT NOT NULL,
-    name          TEXT NOT NULL,
-    redirect_uris TEXT NOT NULL,
-    scopes        TEXT NOT NULL,
-    public        INTEGER NOT NULL,
-    secret_hash   TEXT NOT NULL,
-    created_by    TEXT NOT NULL,
-    created_at    BIGINT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS oauth_clients_tenant ON oauth_clients (tenant_id, created_at, id);
-CREATE TABLE IF NOT EXISTS oauth_tokens (
-    signature  TEXT PRIMARY KEY,
-    kind       TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    active     INTEGER NOT NULL,
-    client_id  TEXT NOT NULL,
-    subject    TEXT NOT NULL,
-    data       TEXT NOT NULL,
-    expires_at BIGINT NOT NULL,
-    created_at BIGINT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS oauth_tokens_request ON oauth_tokens (kind, request_id);
-CREATE INDEX IF NOT EXISTS oauth_tokens_expiry ON oauth_tokens (expires_at);
-`
 
 // Token kinds in oauth_tokens.
 const (
@@ -61,27 +30,19 @@ type Storage struct {
 	now func() time.Time
 }
 
-// NewStorage creates the tables if needed.
+// NewStorage serves the OAuth tables of st, which the store's migrations create
+// (internal/store/migrations, 0005_facade_tables). It fails when st has no such tables.
 func NewStorage(ctx context.Context, st *store.Store, now func() time.Time) (*Storage, error) {
 	if now == nil {
 		now = time.Now
 	}
-	for _, stmt := range splitStatements(schema) {
-		if _, err := st.DB().ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("oauth: create tables: %w", err)
+	for _, table := range []string{"oauth_clients", "oauth_tokens"} {
+		var n int
+		if err := st.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+table+" LIMIT 1) AS t").Scan(&n); err != nil {
+			return nil, fmt.Errorf("oauth: the store has no table %s: %w", table, err)
 		}
 	}
 	return &Storage{st: st, now: now}, nil
-}
-
-func splitStatements(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ";") {
-		if trimmed := strings.TrimSpace(part); trimmed != "" {
-			out = append(out, trimmed)
-		}
-	}
-	return out
 }
 
 // Client is a registered OAuth client.
