@@ -29,7 +29,7 @@
 //
 // so the data are never differentiated, the noise is averaged by the
 // integrals, and uneven sampling only changes the quadrature weights
-// (trapezoid rule). Messenger & Bortz show it recovers systems at noise
+// (composite Simpson rule on uneven times). Messenger & Bortz show it recovers systems at noise
 // levels where derivative-based SINDy does not, at no extra cost. Chartrand's
 // method is not implemented: it needs an iterative solve per state and a
 // regularisation weight to tune, and gives nothing the weak form does not

@@ -11,7 +11,7 @@ const (
 	minRadius = 3
 	maxRadius = 32
 	// testFunctionPower is p in φ(t) = ((t−a)(b−t))^p. Messenger & Bortz
-	// (2021) pick p so that φ is smooth enough for the trapezoid rule to be
+	// (2021) pick p so that φ is smooth enough for the quadrature to be
 	// accurate to high order (the error is governed by φ's derivatives at
 	// the support's ends, which vanish up to order p−1).
 	testFunctionPower = 6
