@@ -33,6 +33,8 @@ type CampaignReconciler struct {
 	OnExhausted func(ctx context.Context, c *discov1.Campaign, constraint string)
 	// Ledger records governance changes made through the Kubernetes API; nil records none.
 	Ledger *ledger.Ledger
+	// MaxConcurrentReconciles is how many campaigns are reconciled at once (Concurrency).
+	MaxConcurrentReconciles int
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=campaigns,verbs=get;list;watch;update;patch
@@ -106,7 +108,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 }
 
 func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).
 		For(&discov1.Campaign{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			run := o.(*discov1.Run)

@@ -62,6 +62,8 @@ type DatasetReconciler struct {
 	// Workers is how many datasets are profiled at once; 0 means 1. Each profile holds
 	// bounded memory (engine/data.ProfileReader), so this bounds the manager's share.
 	Workers int
+	// MaxConcurrentReconciles is how many datasets are reconciled at once (Concurrency).
+	MaxConcurrentReconciles int
 	// Clock stamps status.profiledAt; nil means the real clock.
 	Clock clock.PassiveClock
 
@@ -269,7 +271,7 @@ func (r *DatasetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(q); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Dataset{}).Named("dataset").
+	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).For(&discov1.Dataset{}).Named("dataset").
 		WatchesRawSource(source.Channel(q.finished, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -44,6 +45,12 @@ type RunReconciler struct {
 	Ledger    *ledger.Ledger
 	Events    EventPublisher
 	TimeLimit time.Duration
+	// MaxConcurrentReconciles is how many runs are reconciled at once (Concurrency).
+	MaxConcurrentReconciles int
+
+	// admitting holds one mutex per namespace (*sync.Mutex): runs of one namespace are
+	// admitted one at a time whatever the number of workers.
+	admitting sync.Map
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs,verbs=get;list;watch;update;patch
@@ -205,6 +212,9 @@ func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase disc
 // again here one run at a time in creation order: runs created at the same instant through
 // the Kubernetes API can all pass the webhook, and only one of them may take the last slot.
 func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
+	mu, _ := r.admitting.LoadOrStore(run.Namespace, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	project, campaign, waiting, err := r.parents(ctx, run)
 	if waiting || err != nil {
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, err
@@ -417,7 +427,7 @@ func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Jobs are watched whatever the executor: a Job's end is what moves a cluster run on.
 	// A run that finishes, or a Job that ends, frees a slot: the tenant's queued runs are
 	// reconciled at once.
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Run{}, builder.WithPredicates(notProgressOnly())).Owns(&batchv1.Job{}).
+	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).For(&discov1.Run{}, builder.WithPredicates(notProgressOnly())).Owns(&batchv1.Job{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(runFinished())).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(jobEnded())).
 		Named("run").Complete(r)

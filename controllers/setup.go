@@ -26,6 +26,9 @@ type Options struct {
 	OnProfiled  func(ctx context.Context, ds *discov1.Dataset)
 	// SkipIndexes is set when the caller registered internal/index already.
 	SkipIndexes bool
+	// Concurrency is how many reconciles of each controller run at once; zero fields take
+	// DefaultConcurrency.
+	Concurrency Concurrency
 
 	// Run execution: the executor (nil leaves runs queued with a NoExecutor condition),
 	// where results live, the ledger for claim entries, and webhook events.
@@ -45,6 +48,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	c := mgr.GetClient()
 	rec := mgr.GetEventRecorder
+	workers := opts.Concurrency.withDefaults()
 	if opts.Events != nil {
 		if opts.OnProfiled == nil {
 			opts.OnProfiled = datasetProfiledEvent(c, opts.Events)
@@ -67,13 +71,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&TenantReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("tenant-controller")},
 		&ProjectReconciler{Client: c, Recorder: rec("project-controller"), Ledger: opts.Ledger},
-		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Clock: opts.Clock, OnExhausted: opts.OnExhausted, Ledger: opts.Ledger},
+		&CampaignReconciler{Client: c, Recorder: rec("campaign-controller"), Clock: opts.Clock, OnExhausted: opts.OnExhausted, Ledger: opts.Ledger,
+			MaxConcurrentReconciles: workers.Campaigns},
 		&RunReconciler{Client: c, Recorder: rec("run-controller"), Clock: opts.Clock, Executor: opts.Executor,
-			Blob: opts.Blob, Ledger: opts.Ledger, Events: opts.Events, TimeLimit: opts.RunTimeLimit},
+			Blob: opts.Blob, Ledger: opts.Ledger, Events: opts.Events, TimeLimit: opts.RunTimeLimit, MaxConcurrentReconciles: workers.Runs},
 		&ClaimReconciler{Client: c, Recorder: rec("claim-controller"), Ledger: opts.Ledger},
 		&ClaimPromotionReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("claimpromotion-controller"),
 			Ledger: opts.Ledger, Events: opts.Events, Clock: opts.Clock},
-		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock},
+		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock,
+			MaxConcurrentReconciles: workers.Datasets},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return err

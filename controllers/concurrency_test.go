@@ -1,0 +1,101 @@
+package controllers
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// heldExecutor holds its first Submit until released, so a test can look at the run
+// reconciler while one admission is under way.
+type heldExecutor struct {
+	entered, release chan struct{}
+	mu               sync.Mutex
+	active           map[string]bool
+}
+
+func (x *heldExecutor) Submit(_ context.Context, run *discov1.Run) (bool, error) {
+	x.entered <- struct{}{}
+	<-x.release
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.active[run.Name] = true
+	return true, nil
+}
+func (x *heldExecutor) Cancel(context.Context, types.NamespacedName) error { return nil }
+func (x *heldExecutor) Active(_ context.Context, key types.NamespacedName) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.active[key.Name]
+}
+
+// With several run workers (Concurrency.Runs), the runs of one namespace are still admitted
+// one at a time: a tenant's last slot goes to one run, however many wait for it.
+func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(discov1.AddToScheme(scheme))
+	const ns, tenantID = "disco-t", "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
+	queued := func(name string, second int64) *discov1.Run {
+		return &discov1.Run{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: metav1.Unix(1_700_000_000+second, 0)},
+			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
+			Status:     discov1.RunStatus{Phase: discov1.RunQueued},
+		}
+	}
+	first, second := queued("run-first", 0), queued("run-second", 1)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{discov1.LabelTenant: tenantID}}},
+		&discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "ten-aaaaaaaaaaaaaaaaaaaaaaaaaa"}, Spec: discov1.TenantSpec{ConcurrentRuns: ptr.To[int32](1)}},
+		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
+		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: ns},
+			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
+		first, second).Build()
+	x := &heldExecutor{entered: make(chan struct{}), release: make(chan struct{}), active: map[string]bool{}}
+	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}
+	ctx := context.Background()
+
+	done := make(chan error)
+	go func() {
+		_, err := r.admit(ctx, first)
+		done <- err
+	}()
+	<-x.entered // the first run is being handed to the executor
+	if m, ok := r.admitting.Load(ns); !ok || m.(*sync.Mutex).TryLock() {
+		t.Fatal("another run of the namespace could be admitted while the first one is")
+	}
+	close(x.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.admit(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	cond := meta.FindStatusCondition(second.Status.Conditions, discov1.RunConditionAdmitted)
+	if cond == nil || cond.Reason != discov1.ReasonWaitingForCapacity || x.Active(ctx, client.ObjectKeyFromObject(second)) {
+		t.Fatalf("the second run took the tenant's only slot: %+v", cond)
+	}
+}
+
+// A manager that configures nothing gets the documented defaults; a configured number wins.
+func TestConcurrencyDefaults(t *testing.T) {
+	if got := (Concurrency{}).withDefaults(); got != (Concurrency{Runs: 4, Campaigns: 2, Datasets: 2}) {
+		t.Errorf("defaults %+v", got)
+	}
+	if got := (Concurrency{Runs: 8}).withDefaults(); got != (Concurrency{Runs: 8, Campaigns: 2, Datasets: 2}) {
+		t.Errorf("runs 8: %+v", got)
+	}
+}
