@@ -93,8 +93,10 @@
 //   - it has at least one term, and every term's inclusion probability is
 //     at least 0.6.
 //
-// Time-shuffled states and independent random walks fail this rule (the
-// package's negative-control test runs 40 seeds of each).
+// Time-shuffled states, independent random walks and smooth random curves
+// fail this rule (the package's negative-control test runs 40 seeds of
+// each); on the smooth curves the sparse regression does select terms, and
+// the rule is what rejects them.
 //
 // # Bounds
 //
