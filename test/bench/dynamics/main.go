@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -348,6 +349,20 @@ func judge(c caseInfo, o outcome) verdict {
 	return v
 }
 
+// header writes a markdown table header with the given columns.
+func header(b *strings.Builder, cols []string) {
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+}
+
+// exactColumns names the per-noise-level columns of the summary tables.
+func exactColumns() []string {
+	var out []string
+	for _, n := range noiseLevels {
+		out = append(out, fmt.Sprintf("exact at %g %%", 100*n))
+	}
+	return out
+}
+
 func score(args []string) error {
 	fs := flag.NewFlagSet("score", flag.ExitOnError)
 	dir := fs.String("data", "data", "directory written by gen")
@@ -383,15 +398,7 @@ func score(args []string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Exact = the true terms and no others in every equation, every coefficient within %.0f %% of the truth. Cell: exact (✓/✗), then the largest relative coefficient error when the terms are right, or the number of wrong terms (missing + extra).\n\n", 100*coefTolerance)
-	fmt.Fprintf(&b, "| system | noise |")
-	for _, m := range names {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	fmt.Fprintf(&b, " ours: all equations pass |\n|---|---|")
-	for range names {
-		fmt.Fprintf(&b, "---|")
-	}
-	fmt.Fprintf(&b, "---|\n")
+	header(&b, slices.Concat([]string{"system", "noise"}, names, []string{"ours: all equations pass"}))
 	exact := map[string]map[float64]int{}
 	type key struct {
 		system string
@@ -455,15 +462,8 @@ func score(args []string) error {
 		}
 		fmt.Fprintf(&b, " %v (%s) |\n", all, sim)
 	}
-	fmt.Fprintf(&b, "\n| method |")
-	for _, n := range noiseLevels {
-		fmt.Fprintf(&b, " exact at %g %% |", 100*n)
-	}
-	fmt.Fprintf(&b, " seconds, all cases |\n|---|")
-	for range noiseLevels {
-		fmt.Fprintf(&b, "---|")
-	}
-	fmt.Fprintf(&b, "---|\n")
+	b.WriteString("\n")
+	header(&b, slices.Concat([]string{"method"}, exactColumns(), []string{"seconds, all cases"}))
 	for _, m := range names {
 		fmt.Fprintf(&b, "| %s |", m)
 		for _, n := range noiseLevels {
@@ -476,15 +476,8 @@ func score(args []string) error {
 		fmt.Fprintf(&b, " %.1f |\n", secs)
 	}
 	if len(manifest) > len(keys) {
-		fmt.Fprintf(&b, "\nExact over all noise draws (the main table's and the others, `gen -reps`):\n\n| system | noise |")
-		for _, m := range names {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		fmt.Fprintf(&b, "\n|---|---|")
-		for range names {
-			fmt.Fprintf(&b, "---|")
-		}
-		fmt.Fprintf(&b, "\n")
+		fmt.Fprintf(&b, "\nExact over all noise draws (the main table's and the others, `gen -reps`):\n\n")
+		header(&b, slices.Concat([]string{"system", "noise"}, names))
 		total := map[string]map[float64][2]int{}
 		for _, k := range keys {
 			fmt.Fprintf(&b, "| %s | %g %% |", k.system, 100*k.noise)
@@ -498,15 +491,8 @@ func score(args []string) error {
 			}
 			fmt.Fprintf(&b, "\n")
 		}
-		fmt.Fprintf(&b, "\n| method |")
-		for _, n := range noiseLevels {
-			fmt.Fprintf(&b, " exact at %g %% |", 100*n)
-		}
-		fmt.Fprintf(&b, "\n|---|")
-		for range noiseLevels {
-			fmt.Fprintf(&b, "---|")
-		}
-		fmt.Fprintf(&b, "\n")
+		b.WriteString("\n")
+		header(&b, slices.Concat([]string{"method"}, exactColumns()))
 		for _, m := range names {
 			fmt.Fprintf(&b, "| %s |", m)
 			for _, n := range noiseLevels {
