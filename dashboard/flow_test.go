@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/discolab/disco/test/live"
 )
 
 // TestDashboardInChromium goes from signing in to a promoted claim in a real browser,
@@ -58,6 +61,17 @@ func TestDashboardInChromium(t *testing.T) {
 	if n := eval[int](b, `document.querySelectorAll('img[src="x"]').length`); n != 0 {
 		t.Errorf("the project name became %d img elements", n)
 	}
+	// A webhook registered in the dashboard receives the events that follow.
+	hook := newReceiver(t)
+	b.do("register a webhook",
+		chromedp.Navigate(base+"/settings/webhooks"),
+		chromedp.SendKeys(css(`#w-url`), hook.url),
+		chromedp.Click(css(`input[name=events][value="*"]`)),
+		chromedp.SendKeys(css(`#w-secret`), "a-signing-secret-of-some-length"),
+		chromedp.Submit(css(`#webhook-form`)),
+		chromedp.WaitVisible(css(`form[action$="/delete"]`)))
+	webhookURL := b.location()
+	b.do("back to the project", chromedp.Navigate(projectURL), chromedp.WaitVisible(css(`#g-ceil`)))
 	b.do("set governance",
 		chromedp.SetValue(css(`#g-ceil`), "validate"),
 		chromedp.SetValue(css(`#g-thr`), "0.5"),
@@ -211,6 +225,30 @@ func TestDashboardInChromium(t *testing.T) {
 		resp.Body.Close()
 	}
 	b.shot("16-keys")
+	b.do("list OAuth clients", chromedp.Navigate(base+"/settings/oauth-clients"), chromedp.WaitVisible(css(`main table`)))
+	if l := b.text("main table"); !strings.Contains(l, "disco dashboard") || !strings.Contains(l, base+"/auth/callback") {
+		t.Errorf("the OAuth clients page does not list the dashboard: %q", l)
+	}
+	b.shot("16-oauth-clients")
+
+	// The webhook's deliveries, and a redelivery that the receiver gets again.
+	var firstEvent string
+	deadline := time.Now().Add(time.Minute)
+	for firstEvent == "" && time.Now().Before(deadline) {
+		b.do("open the webhook", chromedp.Navigate(webhookURL), chromedp.WaitVisible(css(`main h1`)))
+		firstEvent = eval[string](b, `(() => { const r = document.querySelector('#deliveries tbody tr .b-succeeded');
+			return r ? r.closest('tr').querySelector('code').textContent : '' })()`)
+		if firstEvent == "" {
+			time.Sleep(time.Second)
+		}
+	}
+	if firstEvent == "" {
+		t.Fatalf("no delivery succeeded; the page shows %q", b.text("main"))
+	}
+	b.shot("17-webhook")
+	before := hook.count(firstEvent)
+	b.do("redeliver", chromedp.Click(css(`#deliveries tbody tr:has(.b-succeeded) form button`)), chromedp.WaitVisible(css(`#deliveries`)))
+	live.Eventually(t, time.Minute, "the redelivery arrives", func() bool { return hook.count(firstEvent) > before })
 
 	// Ids of another tenant, missing ids and things that are not ids are 404 pages.
 	for _, p := range []string{"/projects/" + foreign, "/projects/" + foreign + "/claims", "/projects/proj_aaaaaaaaaaaaaaaaaaaaaaaaaa", "/projects/" + pid + "/claims/clm_aaaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -220,7 +258,7 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("%s shows %q", p, h)
 		}
 	}
-	b.shot("17-not-found")
+	b.shot("18-not-found")
 
 	// CSRF: a form on another origin posting to the dashboard does nothing.
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -235,9 +273,16 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Signing out revokes the session: the old cookie is useless.
 	b.do("back to the dashboard", chromedp.Navigate(claimURL), chromedp.WaitVisible(css(`#tier-form`)))
+	// A narrow screen: the navigation goes above the content, nothing overflows sideways.
+	b.do("a narrow screen", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(css(`#tier-form`)))
+	if wide := eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth + 1`); wide {
+		t.Errorf("the claim page scrolls sideways on a narrow screen")
+	}
+	b.shot("20-claim-narrow")
+	b.do("a wide screen again", chromedp.EmulateReset())
 	old := b.cookie("disco_dash")
 	b.do("sign out", chromedp.Click(css(`form[action="/signout"] button`)), chromedp.WaitVisible(css(`a[href="/signin"]`)))
-	b.shot("18-signed-out")
+	b.shot("19-signed-out")
 	req, _ = http.NewRequest(http.MethodGet, base+"/projects", nil)
 	req.AddCookie(&http.Cookie{Name: "disco_dash", Value: old})
 	resp, err := noRedirects.Do(req)
@@ -273,4 +318,33 @@ func projectNamed(t *testing.T, creds devCreds, name string) bool {
 		}
 	}
 	return false
+}
+
+// receiver counts the webhook deliveries it gets, by event id.
+type receiver struct {
+	url string
+	mu  sync.Mutex
+	by  map[string]int
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{by: map[string]int{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var env struct {
+			ID string `json:"id"`
+		}
+		_ = json.NewDecoder(req.Body).Decode(&env)
+		r.mu.Lock()
+		r.by[env.ID]++
+		r.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	r.url = srv.URL + "/hook"
+	return r
+}
+
+func (r *receiver) count(eventID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.by[eventID]
 }

@@ -35,6 +35,12 @@ func (d *Dashboard) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /settings/keys", d.authed(d.createKey))
 	m.HandleFunc("POST /settings/keys/{kid}/roll", d.authed(d.rollKey))
 	m.HandleFunc("POST /settings/keys/{kid}/revoke", d.authed(d.revokeKey))
+	m.HandleFunc("GET /settings/webhooks", d.authed(d.webhooks))
+	m.HandleFunc("POST /settings/webhooks", d.authed(d.createWebhook))
+	m.HandleFunc("GET /settings/webhooks/{wid}", d.authed(d.webhook))
+	m.HandleFunc("POST /settings/webhooks/{wid}/delete", d.authed(d.deleteWebhook))
+	m.HandleFunc("POST /settings/webhooks/{wid}/deliveries/{did}/redeliver", d.authed(d.redeliver))
+	m.HandleFunc("GET /settings/oauth-clients", d.authed(d.oauthClients))
 }
 
 // idPattern is the form of every API id (discovery-api.md: <prefix>_<text>). Ids from the
@@ -94,13 +100,46 @@ func pagerOf[T any](r *http.Request, l api.List[T]) pager {
 	return p
 }
 
-// project reads the project of the page (404 across tenants, as the API answers).
-func (c *call) project(pid string) (*api.Project, error) {
+// project reads the project of the page's {pid} (404 across tenants, as the API answers).
+func (c *call) project() (*api.Project, error) {
+	ids, err := c.ids("pid")
+	if err != nil {
+		return nil, err
+	}
 	var p api.Project
-	if err := c.get("/projects/"+pid, nil, &p); err != nil {
+	if err := c.get("/projects/"+ids[0], nil, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// campaign reads the project and the campaign of the page's {pid} and {cid}.
+func (c *call) campaign() (*api.Project, *api.Campaign, error) {
+	p, err := c.project()
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := c.ids("cid")
+	if err != nil {
+		return nil, nil, err
+	}
+	var camp api.Campaign
+	if err := c.get("/projects/"+p.ID+"/campaigns/"+ids[0], nil, &camp); err != nil {
+		return nil, nil, err
+	}
+	return p, &camp, nil
+}
+
+// projectForm reads the page's {pid} and the posted form.
+func (c *call) projectForm() (string, url.Values, error) {
+	ids, err := c.ids("pid")
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.form(); err != nil {
+		return "", nil, err
+	}
+	return ids[0], c.r.PostForm, nil
 }
 
 // formError is what a form shows after the API refused it: the message at the field it

@@ -10,17 +10,13 @@ import (
 )
 
 func (d *Dashboard) claims(c *call) error {
-	ids, err := c.ids("pid")
-	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
+	p, err := c.project()
 	if err != nil {
 		return err
 	}
 	q := listQuery(c.r, "type", "tier", "run_id", "campaign_id")
 	var l api.List[api.Claim]
-	if err := c.get("/projects/"+ids[0]+"/claims", q, &l); err != nil {
+	if err := c.get("/projects/"+p.ID+"/claims", q, &l); err != nil {
 		return err
 	}
 	in := c.r.URL.Query()
@@ -51,7 +47,7 @@ func (c *call) claimView() (*claimView, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.project(ids[0])
+	p, err := c.project()
 	if err != nil {
 		return nil, err
 	}

@@ -16,16 +16,12 @@ import (
 func (d *Dashboard) datasets(c *call) error { return c.showDatasets(http.StatusOK, "") }
 
 func (c *call) showDatasets(status int, uploadErr string) error {
-	ids, err := c.ids("pid")
-	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
+	p, err := c.project()
 	if err != nil {
 		return err
 	}
 	var l api.List[api.Dataset]
-	if err := c.get("/projects/"+ids[0]+"/datasets", listQuery(c.r, "status", "format"), &l); err != nil {
+	if err := c.get("/projects/"+p.ID+"/datasets", listQuery(c.r, "status", "format"), &l); err != nil {
 		return err
 	}
 	return c.show(status, "datasets.html", &page{Title: "Datasets", Project: p, Section: "datasets", Data: map[string]any{
@@ -165,25 +161,20 @@ func (d *Dashboard) dataset(c *call) error {
 		d.fragment(c.w, http.StatusOK, "datasetlive", v)
 		return nil
 	}
-	ids, _ := c.ids("pid")
-	if v.P, err = c.project(ids[0]); err != nil {
+	if v.P, err = c.project(); err != nil {
 		return err
 	}
 	return c.show(http.StatusOK, "dataset.html", &page{Title: v.DS.Name, Project: v.P, Section: "datasets", Data: v})
 }
 
 func (d *Dashboard) ledger(c *call) error {
-	ids, err := c.ids("pid")
-	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
+	p, err := c.project()
 	if err != nil {
 		return err
 	}
 	q := listQuery(c.r, "claim_id")
 	var l api.List[api.LedgerEntry]
-	if err := c.get("/projects/"+ids[0]+"/ledger", q, &l); err != nil {
+	if err := c.get("/projects/"+p.ID+"/ledger", q, &l); err != nil {
 		return err
 	}
 	var verify struct {
@@ -197,7 +188,7 @@ func (d *Dashboard) ledger(c *call) error {
 	verified := c.r.URL.Query().Get("verify") != ""
 	var verifyErr string
 	if verified {
-		if err := c.get("/projects/"+ids[0]+"/ledger/verify", nil, &verify); err != nil {
+		if err := c.get("/projects/"+p.ID+"/ledger/verify", nil, &verify); err != nil {
 			if e, ok := api.AsError(err); ok && e.Status != http.StatusUnauthorized && e.Status != http.StatusNotFound {
 				verifyErr = e.Message
 			} else {

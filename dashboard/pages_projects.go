@@ -52,11 +52,7 @@ func (d *Dashboard) project(c *call) error {
 }
 
 func (c *call) showProject(status int, govErr, campErr *formError, saved string) error {
-	ids, err := c.ids("pid")
-	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
+	p, err := c.project()
 	if err != nil {
 		return err
 	}
@@ -73,39 +69,31 @@ func (c *call) showProject(status int, govErr, campErr *formError, saved string)
 // updateGovernance changes the project's governance settings (PATCH, which needs
 // governance:write; the API refuses otherwise and the page shows why).
 func (d *Dashboard) updateGovernance(c *call) error {
-	ids, err := c.ids("pid")
+	pid, f, err := c.projectForm()
 	if err != nil {
 		return err
 	}
-	if err := c.form(); err != nil {
-		return err
-	}
-	f := c.r.PostForm
 	gov := map[string]any{"promotion_ceiling": f.Get("promotion_ceiling"), "require_negative_controls": f.Get("require_negative_controls") == "on"}
 	if v, ok := formFloat(f.Get("truth_dial_threshold")); !ok {
 		return c.showProject(http.StatusBadRequest, &formError{Fields: map[string]string{"truth_dial_threshold": "enter a number between 0 and 1"}, Values: f}, nil, "")
 	} else if v != nil {
 		gov["truth_dial_threshold"] = *v
 	}
-	if err := c.send(http.MethodPatch, "/projects/"+ids[0], map[string]any{"settings": map[string]any{"governance": gov}}, nil); err != nil {
+	if err := c.send(http.MethodPatch, "/projects/"+pid, map[string]any{"settings": map[string]any{"governance": gov}}, nil); err != nil {
 		if apiRefusal(err) {
 			return c.showProject(api.StatusOf(err), formErrorOf(err, f, "settings.governance.promotion_ceiling",
 				"settings.governance.truth_dial_threshold", "settings.governance.require_negative_controls"), nil, "")
 		}
 		return err
 	}
-	return c.seeOther("/projects/" + ids[0] + "?saved=governance")
+	return c.seeOther("/projects/" + pid + "?saved=governance")
 }
 
 func (d *Dashboard) createCampaign(c *call) error {
-	ids, err := c.ids("pid")
+	pid, f, err := c.projectForm()
 	if err != nil {
 		return err
 	}
-	if err := c.form(); err != nil {
-		return err
-	}
-	f := c.r.PostForm
 	budget := map[string]any{}
 	bad := map[string]string{}
 	for _, k := range []string{"compute_units", "max_runs"} {
@@ -136,31 +124,23 @@ func (d *Dashboard) createCampaign(c *call) error {
 		in["governance"] = gov
 	}
 	var camp api.Campaign
-	if err := c.send(http.MethodPost, "/projects/"+ids[0]+"/campaigns", in, &camp); err != nil {
+	if err := c.send(http.MethodPost, "/projects/"+pid+"/campaigns", in, &camp); err != nil {
 		if apiRefusal(err) {
 			return c.showProject(api.StatusOf(err), nil, formErrorOf(err, f, "name", "description", "budget.compute_units",
 				"budget.max_runs", "budget.expires_at", "governance.promotion_ceiling"), "")
 		}
 		return err
 	}
-	return c.seeOther("/projects/" + ids[0] + "/campaigns/" + camp.ID)
+	return c.seeOther("/projects/" + pid + "/campaigns/" + camp.ID)
 }
 
 func (d *Dashboard) campaign(c *call) error {
-	ids, err := c.ids("pid", "cid")
+	p, camp, err := c.campaign()
 	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
-	if err != nil {
-		return err
-	}
-	var camp api.Campaign
-	if err := c.get("/projects/"+ids[0]+"/campaigns/"+ids[1], nil, &camp); err != nil {
 		return err
 	}
 	var runs api.List[api.Run]
-	if err := c.get("/projects/"+ids[0]+"/campaigns/"+ids[1]+"/runs", listQuery(c.r, "status", "mode"), &runs); err != nil {
+	if err := c.get("/projects/"+p.ID+"/campaigns/"+camp.ID+"/runs", listQuery(c.r, "status", "mode"), &runs); err != nil {
 		return err
 	}
 	var expires *time.Duration

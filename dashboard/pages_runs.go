@@ -16,20 +16,12 @@ func (d *Dashboard) newRun(c *call) error {
 }
 
 func (c *call) showRunForm(status int, fe *formError) error {
-	ids, err := c.ids("pid", "cid")
+	p, camp, err := c.campaign()
 	if err != nil {
-		return err
-	}
-	p, err := c.project(ids[0])
-	if err != nil {
-		return err
-	}
-	var camp api.Campaign
-	if err := c.get("/projects/"+ids[0]+"/campaigns/"+ids[1], nil, &camp); err != nil {
 		return err
 	}
 	var ds api.List[api.Dataset]
-	if err := c.get("/projects/"+ids[0]+"/datasets", queryOf("status", "ready", "limit", "100"), &ds); err != nil {
+	if err := c.get("/projects/"+p.ID+"/datasets", queryOf("status", "ready", "limit", "100"), &ds); err != nil {
 		return err
 	}
 	if fe == nil {
@@ -111,7 +103,7 @@ func (c *call) runView(full bool) (*runView, *api.Project, error) {
 	v := &runView{Base: base}
 	var p *api.Project
 	if full {
-		if p, err = c.project(ids[0]); err != nil {
+		if p, err = c.project(); err != nil {
 			return nil, nil, err
 		}
 	}
