@@ -1,0 +1,72 @@
+package datasets
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/discolab/disco/apiserver/apierror"
+)
+
+// The upload's checks are tested without HTTP: the metadata part and the sniffing of
+// the file's declared format.
+
+func TestParseMetadata(t *testing.T) {
+	m, err := parseMetadata(strings.NewReader(`{"name":"pendulum","format":"CSV","variables":["t","x"]}`))
+	if err != nil || m.Name != "pendulum" || m.Format != "csv" || len(m.Variables) != 2 {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	for _, c := range []struct {
+		body, code, field string
+	}{
+		{`{"format":"csv"}`, apierror.CodeValidation, "body.metadata.name"},
+		{`{"name":"a\u202Eb","format":"csv"}`, apierror.CodeValidation, "body.metadata.name"},
+		{`{"name":"a"}`, apierror.CodeValidation, "body.metadata.format"},
+		{`{"name":7,"format":"csv"}`, apierror.CodeValidation, "body.metadata.name"},
+		{`{"name":`, apierror.CodeMalformedRequest, ""},
+		{`{"name":"` + strings.Repeat("a", 256<<10) + `"}`, apierror.CodeValidation, "body.metadata"},
+	} {
+		_, err := parseMetadata(strings.NewReader(c.body))
+		if err == nil || err.Body.Code != c.code {
+			t.Errorf("%.40s: %v, want %s", c.body, err, c.code)
+			continue
+		}
+		if c.field == "" {
+			continue
+		}
+		fields, _ := err.Body.Details["fields"].([]apierror.Field)
+		if len(fields) == 0 || fields[0].Field != c.field {
+			t.Errorf("%.40s: details %v, want field %s", c.body, err.Body.Details, c.field)
+		}
+	}
+}
+
+func TestSnifferTellsAFileFromItsDeclaredFormat(t *testing.T) {
+	sniff := func(format string, data []byte) string {
+		s := &sniffer{}
+		// Written in small pieces, as io.Copy does, so the tail spans writes.
+		for i := 0; i < len(data); i += 3 {
+			_, _ = s.Write(data[i:min(i+3, len(data))])
+		}
+		return s.check(format, int64(len(data)))
+	}
+	parquet := append(append([]byte("PAR1"), bytes.Repeat([]byte{1}, 20)...), []byte("PAR1")...)
+	for _, c := range []struct {
+		name, format string
+		data         []byte
+		ok           bool
+	}{
+		{"csv", "csv", []byte("t,x\n0,1\n"), true},
+		{"parquet", "parquet", parquet, true},
+		{"empty", "csv", nil, false},
+		{"parquet declared as csv", "csv", parquet, false},
+		{"csv declared as parquet", "parquet", []byte("t,x\n0,1\n0,2\n"), false},
+		{"binary", "csv", []byte("t,x\n\x00\x01\n"), false},
+		{"not UTF-8", "csv", []byte("t,x\n\xff\xfe\n"), false},
+		{"no line break in 64 KiB", "csv", bytes.Repeat([]byte("a"), sniffHead+10), false},
+	} {
+		if reason := sniff(c.format, c.data); (reason == "") != c.ok {
+			t.Errorf("%s: reason %q, want ok %v", c.name, reason, c.ok)
+		}
+	}
+}
