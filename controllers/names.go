@@ -65,9 +65,10 @@ func tenantOfNamespace(ctx context.Context, c client.Client, namespace string) *
 	return tenancy.TenantOf(ctx, c, namespace)
 }
 
-// The run execution's names the reconcilers use.
+// LabelKueueQueue is the label Kueue reads to admit a suspended Job (runexec's).
 const LabelKueueQueue = runexec.LabelKueueQueue
 
+// jobFinished reports whether a Job reached Complete or Failed (runexec.JobFinished).
 func jobFinished(job *batchv1.Job) bool { return runexec.JobFinished(job) }
 
 // truncate cuts s to at most n bytes, for fields the CRDs bound.
