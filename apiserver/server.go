@@ -4,6 +4,10 @@
 // the OpenAPI 3.1 document. It holds no state of its own beyond caches: resources are read
 // through the controller-runtime cache and written through the client; credentials,
 // idempotency records and webhooks live in the SQL store.
+//
+// This package composes the facade: Options, New, Handler, the mounting of the rooms
+// (routes.go lists them), the probes and the aggregated-API path. The front door is in
+// transport, the caller in auth, and each resource in a room of its own.
 package apiserver
 
 import (
