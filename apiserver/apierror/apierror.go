@@ -9,6 +9,7 @@ package apierror
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -48,6 +49,15 @@ func (e *Error) Error() string {
 		return e.Body.Code + ": " + e.Body.Message + ": " + e.cause.Error()
 	}
 	return e.Body.Code + ": " + e.Body.Message
+}
+
+// Of returns the *Error in err's chain, or nil when there is none.
+func Of(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
 }
 
 // Unwrap returns the internal cause, which is logged and never sent.

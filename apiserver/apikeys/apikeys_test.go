@@ -2,7 +2,6 @@ package apikeys
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -31,8 +30,7 @@ func caller(tenant string, scopes ...string) context.Context {
 
 func wantStatus(t *testing.T, what string, err error, status int, code string) {
 	t.Helper()
-	var ae *apierror.Error
-	if !errors.As(err, &ae) || ae.GetStatus() != status || ae.Body.Code != code {
+	if e := apierror.Of(err); e == nil || e.GetStatus() != status || e.Body.Code != code {
 		t.Fatalf("%s: %v, want %d %s", what, err, status, code)
 	}
 }

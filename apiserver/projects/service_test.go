@@ -59,11 +59,11 @@ func caller(scopes ...string) context.Context {
 
 func wantStatus(t *testing.T, err error, status int, code string) *apierror.Error {
 	t.Helper()
-	var ae *apierror.Error
-	if !errors.As(err, &ae) || ae.GetStatus() != status || ae.Body.Code != code {
-		t.Fatalf("got %v, want %d %s", err, status, code)
+	if e := apierror.Of(err); e != nil && e.GetStatus() == status && e.Body.Code == code {
+		return e
 	}
-	return ae
+	t.Fatalf("got %v, want %d %s", err, status, code)
+	return nil
 }
 
 func TestUpdateMergesThePatchAndNullResetsToTheDefault(t *testing.T) {

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -77,11 +76,11 @@ func existingRun(n int, phase discov1.RunPhase, targets ...string) *discov1.Run 
 
 func wantAPIError(t *testing.T, err error, status int, code string) *apierror.Error {
 	t.Helper()
-	var ae *apierror.Error
-	if !errors.As(err, &ae) || ae.GetStatus() != status || ae.Body.Code != code {
-		t.Fatalf("got %v, want %d %s", err, status, code)
+	if e := apierror.Of(err); e != nil && e.GetStatus() == status && e.Body.Code == code {
+		return e
 	}
-	return ae
+	t.Fatalf("got %v, want %d %s", err, status, code)
+	return nil
 }
 
 func TestCreateTakesTheNextFreeSlot(t *testing.T) {
