@@ -205,6 +205,19 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("ledger verification reads %q", v)
 	}
 	b.shot("15-ledger")
+	b.do("open an entry's inclusion proof", chromedp.Click(css(`table.ledger tbody tr:nth-child(3) a`)),
+		chromedp.WaitVisible(css(`#proof-result[data-verified]`)))
+	if v := eval[string](b, `document.getElementById('proof-result').dataset.verified`); v != "true" {
+		t.Errorf("the inclusion proof did not verify in the browser: %q", b.text("#proof-result"))
+	}
+	tampered := `(async () => { const p = JSON.parse(document.getElementById('proof').dataset.proof);
+		const bad = Object.assign({}, p, {entry_hash: (p.entry_hash[0] === 'a' ? 'b' : 'a') + p.entry_hash.slice(1)});
+		const moved = Object.assign({}, p, {hashes: p.hashes.slice().reverse(), leaf_index: p.leaf_index === 0 ? 1 : p.leaf_index - 1});
+		return [await disco.verifyInclusion(p), await disco.verifyInclusion(bad), await disco.verifyInclusion(moved)].join() })()`
+	if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](tampered, chromedp.EvalAwaitPromise)); err != nil || got != "true,false,false" {
+		t.Errorf("browser verification of the proof, a tampered hash and a moved leaf = %q (%v)", got, err)
+	}
+	b.shot("15-ledger-proof")
 
 	// An API key made in the dashboard works against /v1.
 	b.do("create an API key",
@@ -279,7 +292,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("the claim page scrolls sideways on a narrow screen")
 	}
 	b.shot("20-claim-narrow")
-	b.do("a wide screen again", chromedp.EmulateReset())
+	b.do("a wide screen again", chromedp.EmulateViewport(1280, 800))
 	old := b.cookie("disco_dash")
 	b.do("sign out", chromedp.Click(css(`form[action="/signout"] button`)), chromedp.WaitVisible(css(`a[href="/signin"]`)))
 	b.shot("19-signed-out")

@@ -31,6 +31,7 @@ func (d *Dashboard) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /projects/{pid}/datasets", d.authed(d.upload))
 	m.HandleFunc("GET /projects/{pid}/datasets/{did}", d.authed(d.dataset))
 	m.HandleFunc("GET /projects/{pid}/ledger", d.authed(d.ledger))
+	m.HandleFunc("GET /projects/{pid}/ledger/{eid}", d.authed(d.ledgerEntry))
 	m.HandleFunc("GET /settings/keys", d.authed(d.keys))
 	m.HandleFunc("POST /settings/keys", d.authed(d.createKey))
 	m.HandleFunc("POST /settings/keys/{kid}/roll", d.authed(d.rollKey))

@@ -201,3 +201,32 @@ func (d *Dashboard) ledger(c *call) error {
 		"ClaimID": c.r.URL.Query().Get("claim_id"),
 	}})
 }
+
+// ledgerEntry shows an entry with its inclusion proof, which the page checks in the
+// browser (static/app.js, RFC 9162 section 2.1.3.2) against the root of the signed
+// checkpoint that comes with it.
+func (d *Dashboard) ledgerEntry(c *call) error {
+	p, err := c.project()
+	if err != nil {
+		return err
+	}
+	ids, err := c.ids("eid")
+	if err != nil {
+		return err
+	}
+	var e api.LedgerEntry
+	if err := c.get("/projects/"+p.ID+"/ledger/"+ids[0], nil, &e); err != nil {
+		return err
+	}
+	var proof api.InclusionProof
+	if err := c.get("/projects/"+p.ID+"/ledger/"+ids[0]+"/proof", nil, &proof); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(proof)
+	if err != nil {
+		return err
+	}
+	return c.show(http.StatusOK, "ledger_entry.html", &page{Title: "Ledger entry", Project: p, Section: "ledger", Data: map[string]any{
+		"P": p, "E": e, "Proof": proof, "ProofJSON": string(raw),
+	}})
+}

@@ -281,3 +281,14 @@ type OAuthClient struct {
 	Public       bool      `json:"public"`
 	CreatedAt    time.Time `json:"created_at"`
 }
+
+// InclusionProof is GET .../ledger/{entry_id}/proof: RFC 6962 hashes, standard base64.
+type InclusionProof struct {
+	EntryID    string   `json:"entry_id"`
+	EntryHash  string   `json:"entry_hash"`
+	LeafIndex  int64    `json:"leaf_index"`
+	TreeSize   int64    `json:"tree_size"`
+	RootHash   string   `json:"root_hash"`
+	Hashes     []string `json:"hashes"`
+	Checkpoint string   `json:"checkpoint"`
+}
