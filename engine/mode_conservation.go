@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -122,8 +121,8 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]f
 	rv := relativeVariation(terms, Xh, labels)
 	used := map[int]bool{}
 	for _, t := range terms {
-		for _, f := range t.factors {
-			used[f.variable] = true
+		for _, j := range t.Variables {
+			used[j] = true
 		}
 	}
 	var cols []int
@@ -169,26 +168,15 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]f
 	}
 }
 
-// term is one coefficient times a product of factors.
+// term is one coefficient times a library term of the conservation package.
 type term struct {
-	coef    float64
-	factors []factor
+	coef float64
+	conservation.Term
 }
 
-// factor is fn(variable)^power with fn "" (identity), "sin" or "cos".
-type factor struct {
-	fn       string
-	variable int
-	power    int
-}
-
-// parseTerms reads the conservation package's term names: products of
-// "name", "name^k", "sin(name)" and "cos(name)".
+// parseTerms reads the conservation package's term names (see
+// conservation.ParseTerm), in sorted order.
 func parseTerms(coefs map[string]float64, vars []string) ([]term, error) {
-	index := map[string]int{}
-	for j, v := range vars {
-		index[v] = j
-	}
 	keys := make([]string, 0, len(coefs))
 	for k := range coefs {
 		keys = append(keys, k)
@@ -196,47 +184,26 @@ func parseTerms(coefs map[string]float64, vars []string) ([]term, error) {
 	sort.Strings(keys)
 	out := make([]term, 0, len(keys))
 	for _, k := range keys {
-		t := term{coef: coefs[k]}
-		for _, raw := range strings.Split(k, "*") {
-			f := factor{power: 1}
-			base, pow, hasPow := strings.Cut(raw, "^")
-			if hasPow {
-				p, err := strconv.Atoi(pow)
-				if err != nil {
-					return nil, fmt.Errorf("term %q: bad power", k)
-				}
-				f.power = p
-			}
-			for _, fn := range []string{"sin", "cos"} {
-				if strings.HasPrefix(base, fn+"(") && strings.HasSuffix(base, ")") {
-					f.fn, base = fn, base[len(fn)+1:len(base)-1]
-				}
-			}
-			j, ok := index[base]
-			if !ok {
-				return nil, fmt.Errorf("term %q: unknown variable %q", k, base)
-			}
-			f.variable = j
-			t.factors = append(t.factors, f)
+		t, err := conservation.ParseTerm(k, vars)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, term{coef: coefs[k], Term: t})
 	}
 	return out, nil
 }
 
 func (t term) eval(X [][]float64, i int) float64 {
-	v := 1.0
-	for _, f := range t.factors {
-		x := X[f.variable][i]
-		switch f.fn {
-		case "sin":
-			x = math.Sin(x)
-		case "cos":
-			x = math.Cos(x)
-		}
-		v *= math.Pow(x, float64(f.power))
+	var buf [16]float64
+	state := buf[:0]
+	if len(X) > len(buf) {
+		state = make([]float64, 0, len(X))
 	}
-	return v
+	state = state[:len(X)]
+	for j := range X {
+		state[j] = X[j][i]
+	}
+	return t.Eval(state)
 }
 
 // relativeVariation is conservation's measure on the given rows: the mean

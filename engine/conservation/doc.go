@@ -37,6 +37,16 @@
 //     fourth-order differences explains (relative variation at most 0.2).
 //  6. Report independent quantities, fewest terms first, with coefficients
 //     rounded to small integers when the data cannot tell the difference.
+//  7. If fewer than Options.MaxQuantities were found, search again with the
+//     library extended by logarithmic and rational terms (log x, 1/x, x/y,
+//     1/sqrt(x² + y²) and x/sqrt(x² + y²); see extended.go) for
+//     quantities that need one of them, such as the Lotka–Volterra integral
+//     or the Kepler energy. This stage also tries every support of up to
+//     four terms, and so accepts with the fixed tolerance divided by 10 (the
+//     noise model is unchanged); it drops a quantity that is a function of
+//     a single one already found, and a set of quantities whose gradients
+//     span every direction of the varying variables, which no flow
+//     conserves, loses its longest members (see dependence.go).
 //
 // Terms that are constant within every trajectory (parameters, labels) carry
 // no dynamics; they vanish after centring and are left out of the library.

@@ -3,6 +3,7 @@ package conservation
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -61,44 +62,108 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 		return nil, fmt.Errorf("conservation: %d variables at degree %d give %d candidate terms, more than %d",
 			len(X), opts.MaxDegree, n, maxLibraryTerms)
 	}
-	p := newProblem(buildLibrary(X, names, opts.MaxDegree), groups, len(trajectory))
+	base := buildLibrary(X, names, opts.MaxDegree)
+	p := newProblem(base, groups, len(trajectory))
 	p.noNoiseModel = opts.DisableNoiseModel
-	if len(p.terms) == 0 {
-		return nil, nil
-	}
-	// After centring, each trajectory loses one degree of freedom.
-	if dof := len(trajectory) - len(groups); dof <= 2*len(p.terms) {
-		return nil, fmt.Errorf("conservation: %d rows in %d trajectories are too few for %d candidate terms",
-			len(trajectory), len(groups), len(p.terms))
-	}
-
-	null, err := p.nearNullSpace(opts.Tolerance)
-	if err != nil {
-		return nil, err
-	}
-	if len(null) == 0 {
-		return nil, nil
-	}
-	cands, err := p.sparseCandidates(ctx, null, opts.Tolerance)
-	if err != nil {
-		return nil, err
+	var kept []candidate
+	if len(p.terms) > 0 {
+		// After centring, each trajectory loses one degree of freedom.
+		if dof := len(trajectory) - len(groups); dof <= 2*len(p.terms) {
+			return nil, fmt.Errorf("conservation: %d rows in %d trajectories are too few for %d candidate terms",
+				len(trajectory), len(groups), len(p.terms))
+		}
+		if kept, err = p.search(ctx, opts, nil, false); err != nil {
+			return nil, err
+		}
 	}
 	var out []Quantity
-	for _, c := range p.independent(cands, min(opts.MaxQuantities, len(null))) {
+	for _, c := range kept {
 		out = append(out, p.quantity(p.normalise(c, opts.Tolerance), names))
+	}
+	if len(kept) >= opts.MaxQuantities {
+		return out, nil
+	}
+	// Second stage: the library with logarithmic and rational terms (see
+	// extended.go), for quantities that need one of them. The polynomial
+	// and trigonometric quantities found first stay; the base terms keep
+	// their indices, since the extended terms are appended after them and
+	// newProblem drops the same constant terms.
+	extra := extendedTerms(X, names, groups)
+	if len(extra) == 0 || len(base)+len(extra) > maxLibraryTerms {
+		return out, nil
+	}
+	q := newProblem(append(base, extra...), groups, len(trajectory))
+	q.noNoiseModel = opts.DisableNoiseModel
+	q.states = X
+	if dof := len(trajectory) - len(groups); dof <= 2*len(q.terms) {
+		return out, nil // too few rows for the larger library: the first stage stands
+	}
+	more, err := q.search(ctx, opts, kept, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(more) == 0 {
+		return out, nil
+	}
+	// Fewest terms first over both stages, within the bound on how many
+	// functionally independent quantities a flow can have (see
+	// overComplete).
+	all := slices.Concat(kept, more)
+	slices.SortStableFunc(all, func(a, b candidate) int { return len(a.support) - len(b.support) })
+	var chosen []candidate
+	for _, c := range all {
+		if !q.overComplete(append(slices.Clip(chosen), c)) {
+			chosen = append(chosen, c)
+		}
+	}
+	out = out[:0]
+	for _, c := range chosen {
+		tol := opts.Tolerance
+		if q.usesExtended(c) {
+			tol /= extendedTolerance
+		}
+		out = append(out, q.quantity(q.normalise(c, tol), names))
 	}
 	return out, nil
 }
 
+// search finds the near-null space, the sparse accepted candidates in it and
+// the independent ones among them, after the quantities in prior. With
+// extendedOnly, only candidates that use an extended term are considered
+// (the others were the first stage's to find).
+func (p *problem) search(ctx context.Context, opts Options, prior []candidate, extendedOnly bool) ([]candidate, error) {
+	null, err := p.nearNullSpace(opts.Tolerance)
+	if err != nil {
+		return nil, err
+	}
+	if len(null) <= len(prior) {
+		return nil, nil
+	}
+	tol := opts.Tolerance
+	if extendedOnly {
+		tol /= extendedTolerance
+	}
+	cands, err := p.sparseCandidates(ctx, null, tol)
+	if err != nil {
+		return nil, err
+	}
+	if extendedOnly {
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
+			return !p.usesExtended(c)
+		})
+	}
+	return p.independent(cands, prior, min(opts.MaxQuantities, len(null))), nil
+}
+
 // independent walks the candidates in order and keeps those that are not
-// (nearly) linear combinations of the ones kept before, up to limit.
-func (p *problem) independent(cands []candidate, limit int) []candidate {
+// (nearly) linear combinations of the ones kept before (prior, then the
+// candidates kept), nor functions of a single one of them (see
+// functionOfOne), until prior and the kept ones number limit. It returns the
+// candidates kept, without prior.
+func (p *problem) independent(cands, prior []candidate, limit int) []candidate {
 	var kept []candidate
 	var basis [][]float64 // orthonormal, over the scaled terms
-	for _, c := range cands {
-		if len(kept) == limit {
-			break
-		}
+	add := func(c candidate) bool {
 		v := make([]float64, len(p.terms))
 		for a, k := range c.support {
 			v[k] = c.coef[a] * p.scale[k]
@@ -109,11 +174,25 @@ func (p *problem) independent(cands []candidate, limit int) []candidate {
 		}
 		r := floats.Norm(v, 2)
 		if r < independenceResidual {
-			continue
+			return false
 		}
 		floats.Scale(1/r, v)
 		basis = append(basis, v)
-		kept = append(kept, c)
+		return true
+	}
+	for _, c := range prior {
+		add(c)
+	}
+	for _, c := range cands {
+		if len(prior)+len(kept) >= limit {
+			break
+		}
+		if p.usesExtended(c) && (p.functionOfOne(c, prior) || p.functionOfOne(c, kept)) {
+			continue
+		}
+		if add(c) {
+			kept = append(kept, c)
+		}
 	}
 	return kept
 }

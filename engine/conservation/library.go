@@ -11,6 +11,9 @@ type term struct {
 	name      string // infix, e.g. "x^2*v" or "cos(theta)"
 	variables []int  // indices of the variables it uses, ascending, unique
 	values    []float64
+	parsed    Term // evaluates the term on a state (for gradients)
+	// extended marks the logarithmic and rational terms (see extended.go).
+	extended bool
 }
 
 // buildLibrary evaluates every candidate term on the data: all monomials of
@@ -31,8 +34,10 @@ func buildLibrary(X [][]float64, names []string, maxDegree int) []term {
 			s[i], c[i] = math.Sincos(v)
 		}
 		lib = append(lib,
-			term{name: "sin(" + names[j] + ")", variables: []int{j}, values: s},
-			term{name: "cos(" + names[j] + ")", variables: []int{j}, values: c},
+			term{name: "sin(" + names[j] + ")", variables: []int{j}, values: s,
+				parsed: Term{factors: []factor{{kind: kindSin, vars: []int{j}, power: 1}}, Variables: []int{j}}},
+			term{name: "cos(" + names[j] + ")", variables: []int{j}, values: c,
+				parsed: Term{factors: []factor{{kind: kindCos, vars: []int{j}, power: 1}}, Variables: []int{j}}},
 		)
 	}
 	return lib
@@ -82,6 +87,7 @@ func monomial(X [][]float64, names []string, idx []int) term {
 	}
 	var factors []string
 	var vars []int
+	var parsed []factor
 	for k := 0; k < len(idx); {
 		j, power := idx[k], 0
 		for k < len(idx) && idx[k] == j {
@@ -89,11 +95,13 @@ func monomial(X [][]float64, names []string, idx []int) term {
 			k++
 		}
 		vars = append(vars, j)
+		parsed = append(parsed, factor{kind: kindPower, vars: []int{j}, power: float64(power)})
 		if power == 1 {
 			factors = append(factors, names[j])
 		} else {
 			factors = append(factors, names[j]+"^"+strconv.Itoa(power))
 		}
 	}
-	return term{name: strings.Join(factors, "*"), variables: vars, values: values}
+	return term{name: strings.Join(factors, "*"), variables: vars, values: values,
+		parsed: Term{factors: parsed, Variables: vars}}
 }

@@ -29,6 +29,9 @@ type problem struct {
 	// noiseVar[t][k] is the estimated measurement-noise variance of term k
 	// along trajectory t (see noise.go).
 	noiseVar [][]float64
+	// states is the data (column-major), kept for the gradients of the
+	// extended stage (see dependence.go); nil in the first stage.
+	states [][]float64
 	// noNoiseModel is Options.DisableNoiseModel.
 	noNoiseModel bool
 }

@@ -90,6 +90,13 @@ func (p *problem) sparseCandidates(ctx context.Context, null [][]float64, tol fl
 			consider(p.vectorSupport(v, lambda))
 		}
 	}
+	if p.states != nil {
+		// The extended stage (see extended.go) also tries every small
+		// support.
+		if err := p.smallSupports(ctx, pool, consider); err != nil {
+			return nil, err
+		}
+	}
 	slices.SortStableFunc(out, func(a, b candidate) int {
 		if len(a.support) != len(b.support) {
 			return len(a.support) - len(b.support)
