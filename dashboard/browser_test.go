@@ -211,6 +211,30 @@ func (b *browser) waitFor(what, js string, timeout time.Duration) {
 	b.t.Fatalf("%s: %s did not hold within %s (at %s)", what, js, timeout, b.location())
 }
 
+// page records a page of the dashboard: a screenshot, and axe-core's accessibility check
+// (WCAG rules), which must find no serious or critical violation.
+func (b *browser) page(name string) {
+	b.t.Helper()
+	b.shot(name)
+	axe, err := os.ReadFile(filepath.Join("web", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		b.t.Fatalf("axe-core is not installed (make build runs dashboard/web/vendor.sh): %v", err)
+	}
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
+		b.t.Fatalf("load axe-core: %v", err)
+	}
+	const run = `axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations
+		.filter(v => v.impact === 'serious' || v.impact === 'critical')
+		.map(v => v.id + ' (' + v.help + '): ' + v.nodes.map(n => n.target.join(' ')).join(', '))))`
+	out, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](run, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe-core on %s: %v", name, err)
+	}
+	if out != "[]" {
+		b.t.Errorf("accessibility violations on %s: %s", name, out)
+	}
+}
+
 func (b *browser) shot(name string) {
 	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {

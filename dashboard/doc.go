@@ -56,7 +56,13 @@
 // the expression or causal link, scope, Truth Dial score and its parts, every negative
 // control with its p-value, the fit plot, the Pareto front, the causal graph, tier history
 // and promote/demote with the API's refusal); datasets (streamed upload with a progress
-// bar, 413/422 as messages; the profile); the ledger (entries and chain verification);
-// API keys (create with scopes and project restriction, the secret shown once, roll,
-// revoke).
+// bar, 413/422 as messages; the profile); the ledger (entries, chain verification, the
+// signed checkpoint, and each entry's inclusion proof recomputed in the browser); API keys
+// (create with scopes and project restriction, the secret shown once, roll, revoke);
+// webhooks (deliveries with attempts and last answer, redeliver); OAuth clients.
+//
+// Not offered, because the REST API does not offer it: managing users (`disco users`
+// does), a histogram per dataset column (the profile has mean, std and missing counts),
+// a last-used time of API keys, and the fit of a law other than the one the run plotted
+// (the API serves no per-row predictions or dataset contents).
 package dashboard

@@ -43,7 +43,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if got := eval[string](b, `document.cookie`); strings.Contains(got, "disco_dash") {
 		t.Errorf("the session cookie is readable by scripts: %q", got)
 	}
-	b.shot("02-projects")
+	b.page("02-projects")
 
 	// A project whose name is an XSS probe: it shows as text everywhere.
 	b.do("create a project",
@@ -77,7 +77,7 @@ func TestDashboardInChromium(t *testing.T) {
 		chromedp.SetValue(css(`#g-thr`), "0.5"),
 		chromedp.Submit(css(`#g-thr`)),
 		chromedp.WaitVisible(css(`p.ok`)))
-	b.shot("03-project")
+	b.page("03-project")
 
 	b.do("create a campaign",
 		chromedp.SendKeys(css(`#c-name`), "first campaign"),
@@ -89,7 +89,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if g := b.text(".gauges"); !strings.Contains(g, "0 of 10000 used") || !strings.Contains(g, "0 of 5 completed") {
 		t.Errorf("budget gauges read %q", g)
 	}
-	b.shot("04-campaign")
+	b.page("04-campaign")
 
 	// Upload a dataset and watch its profile arrive.
 	b.do("upload a dataset",
@@ -102,7 +102,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if facts := b.text("#dataset-live"); !strings.Contains(facts, "Rows\n240") {
 		t.Errorf("the profile does not show 240 rows: %q", facts)
 	}
-	b.shot("05-dataset")
+	b.page("05-dataset")
 
 	b.do("upload a dataset with a hostile column name",
 		chromedp.Navigate(base+"/projects/"+pid+"/datasets"),
@@ -115,7 +115,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if n := eval[int](b, `document.querySelectorAll('img[src="x"]').length`); n != 0 {
 		t.Errorf("the column name became %d img elements", n)
 	}
-	b.shot("06-dataset-hostile")
+	b.page("06-dataset-hostile")
 
 	wide := strings.Repeat("c,", 4200) + "y\n" + strings.Repeat("1,", 4200) + "2\n"
 	b.do("upload a file the API refuses",
@@ -126,7 +126,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if msg := b.text("#upload-error"); !strings.Contains(msg, "cannot be used") {
 		t.Errorf("a 422 upload shows %q", msg)
 	}
-	b.shot("07-upload-refused")
+	b.page("07-upload-refused")
 
 	// Submit a run: first with a complexity the API refuses (its message shows at the field).
 	b.do("open the run form", chromedp.Navigate(campaignURL+"/runs/new"), chromedp.WaitVisible(css(`#run-form`)))
@@ -140,7 +140,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if msg := b.text("#r-cx + .fielderr"); msg == "" {
 		t.Errorf("the refused complexity shows no message at its field")
 	}
-	b.shot("08-run-form-refused")
+	b.page("08-run-form-refused")
 	b.do("submit a symbolic run",
 		chromedp.SetValue(css(`#r-ds`), datasetID),
 		chromedp.Clear(css(`#r-cx`)),
@@ -154,7 +154,7 @@ func TestDashboardInChromium(t *testing.T) {
 	// The page is not reloaded: a marker set now survives while the pipeline updates.
 	eval[bool](b, `window.__stay = true; document.getElementById('run-live').__first = true; true`)
 	b.waitFor("stages appear", `document.querySelectorAll('#run-live li.stage').length > 0`, 2*time.Minute)
-	b.shot("09-run-live")
+	b.page("09-run-live")
 	b.waitFor("the run completes", `document.getElementById('run-live').dataset.status === 'completed'`, 5*time.Minute)
 	if !eval[bool](b, `window.__stay === true && !document.getElementById('run-live').__first`) {
 		t.Errorf("the pipeline did not update in place (reloaded, or never swapped)")
@@ -163,7 +163,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("no stage shows completed")
 	}
 	b.waitFor("the run's plots load", `[...document.querySelectorAll('.plots img')].length > 0 && [...document.querySelectorAll('.plots img')].every(i => i.complete && i.naturalWidth > 0)`, time.Minute)
-	b.shot("10-run-completed")
+	b.page("10-run-completed")
 
 	// The best claim: plots, a refused and a granted promotion.
 	b.do("open the best claim", chromedp.Click(css(`#run-live .facts a[href*="/claims/"]`)), chromedp.WaitVisible(css(`#tier-form`)))
@@ -173,7 +173,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if n := eval[int](b, `document.querySelectorAll('#controls tbody tr').length`); n != 2 {
 		t.Errorf("the claim shows %d negative controls, want 2", n)
 	}
-	b.shot("11-claim")
+	b.page("11-claim")
 	b.do("promote above the ceiling",
 		chromedp.SetValue(css(`#t-tier`), "publish"),
 		chromedp.SendKeys(css(`#t-why`), "too eager"),
@@ -182,7 +182,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if r := b.text("#refusal"); !strings.Contains(r, "promotion_ceiling_exceeded") || !strings.Contains(r, "403") {
 		t.Errorf("the refusal reads %q", r)
 	}
-	b.shot("12-claim-refused")
+	b.page("12-claim-refused")
 	b.do("promote within the ceiling",
 		chromedp.SetValue(css(`#t-tier`), "validate"),
 		chromedp.SendKeys(css(`#t-why`), "replicated"),
@@ -194,17 +194,17 @@ func TestDashboardInChromium(t *testing.T) {
 	if h := b.text("ol.history"); !strings.Contains(h, "claim_promoted") || !strings.Contains(h, creds.DashboardUser) && !strings.Contains(h, "usr_") {
 		t.Errorf("the tier history does not show the user's promotion: %q", h)
 	}
-	b.shot("13-claim-promoted")
+	b.page("13-claim-promoted")
 
 	b.do("list claims", chromedp.Navigate(base+"/projects/"+pid+"/claims?type=law&sort=score&order=desc"), chromedp.WaitVisible(css(`main table`)))
-	b.shot("14-claims")
+	b.page("14-claims")
 
 	b.do("verify the ledger", chromedp.Navigate(base+"/projects/"+pid+"/ledger"), chromedp.Click(css(`main form button`)),
 		chromedp.WaitVisible(css(`#verify`)))
 	if v := b.text("#verify"); !strings.Contains(v, "The ledger verifies") {
 		t.Errorf("ledger verification reads %q", v)
 	}
-	b.shot("15-ledger")
+	b.page("15-ledger")
 	b.do("open an entry's inclusion proof", chromedp.Click(css(`table.ledger tbody tr:nth-child(3) a`)),
 		chromedp.WaitVisible(css(`#proof-result[data-verified]`)))
 	if v := eval[string](b, `document.getElementById('proof-result').dataset.verified`); v != "true" {
@@ -217,7 +217,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](tampered, chromedp.EvalAwaitPromise)); err != nil || got != "true,false,false" {
 		t.Errorf("browser verification of the proof, a tampered hash and a moved leaf = %q (%v)", got, err)
 	}
-	b.shot("15-ledger-proof")
+	b.page("15-ledger-proof")
 
 	// An API key made in the dashboard works against /v1.
 	b.do("create an API key",
@@ -237,12 +237,12 @@ func TestDashboardInChromium(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	b.shot("16-keys")
+	b.page("16-keys")
 	b.do("list OAuth clients", chromedp.Navigate(base+"/settings/oauth-clients"), chromedp.WaitVisible(css(`main table`)))
 	if l := b.text("main table"); !strings.Contains(l, "disco dashboard") || !strings.Contains(l, base+"/auth/callback") {
 		t.Errorf("the OAuth clients page does not list the dashboard: %q", l)
 	}
-	b.shot("16-oauth-clients")
+	b.page("16-oauth-clients")
 
 	// The webhook's deliveries, and a redelivery that the receiver gets again.
 	var firstEvent string
@@ -258,7 +258,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if firstEvent == "" {
 		t.Fatalf("no delivery succeeded; the page shows %q", b.text("main"))
 	}
-	b.shot("17-webhook")
+	b.page("17-webhook")
 	before := hook.count(firstEvent)
 	b.do("redeliver", chromedp.Click(css(`#deliveries tbody tr:has(.b-succeeded) form button`)), chromedp.WaitVisible(css(`#deliveries`)))
 	live.Eventually(t, time.Minute, "the redelivery arrives", func() bool { return hook.count(firstEvent) > before })
@@ -271,7 +271,7 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("%s shows %q", p, h)
 		}
 	}
-	b.shot("18-not-found")
+	b.page("18-not-found")
 
 	// CSRF: a form on another origin posting to the dashboard does nothing.
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -291,11 +291,11 @@ func TestDashboardInChromium(t *testing.T) {
 	if wide := eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth + 1`); wide {
 		t.Errorf("the claim page scrolls sideways on a narrow screen")
 	}
-	b.shot("20-claim-narrow")
+	b.page("20-claim-narrow")
 	b.do("a wide screen again", chromedp.EmulateViewport(1280, 800))
 	old := b.cookie("disco_dash")
 	b.do("sign out", chromedp.Click(css(`form[action="/signout"] button`)), chromedp.WaitVisible(css(`a[href="/signin"]`)))
-	b.shot("19-signed-out")
+	b.page("19-signed-out")
 	req, _ = http.NewRequest(http.MethodGet, base+"/projects", nil)
 	req.AddCookie(&http.Cookie{Name: "disco_dash", Value: old})
 	resp, err := noRedirects.Do(req)

@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 version=$(node -p 'require("./package-lock.json").packages["node_modules/htmx.org"].version')
 out=../static/vendor/htmx.min.js
 tgz=pack/htmx.org-$version.tgz
-if [ -f "$out" ] && [ -f "$tgz" ] && [ "$out" -nt package-lock.json ] && [ "$tgz" -nt package-lock.json ]; then
+if [ -f "$out" ] && [ -f "$tgz" ] && [ -d node_modules/axe-core ] && [ "$out" -nt package-lock.json ] && [ "$tgz" -nt package-lock.json ]; then
 	exit 0
 fi
 echo "dashboard: vendoring htmx.org@$version from the npm registry" >&2
