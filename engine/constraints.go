@@ -17,6 +17,10 @@ type Constraints struct {
 	Time       string
 	Alpha      float64
 	MaxLag     int
+
+	// Dynamics names the states whose equations of motion a run discovers
+	// (mode_dynamics.go).
+	Dynamics []string
 	// Satisfied lists the constraints as given, for claim scopes.
 	Satisfied []string
 }
@@ -36,7 +40,7 @@ func ParseConstraints(raw []string) (*Constraints, error) {
 		}
 		key, value, ok := strings.Cut(item, ":")
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if !ok || value == "" {
+		if !ok || (value == "" && key != "dynamics") {
 			return nil, constraintErr("%q is not of the form key:value", item)
 		}
 		if seen[key] {
@@ -87,8 +91,19 @@ func (c *Constraints) set(key, value string) error {
 		c.Trajectory = value
 	case "time":
 		c.Time = value
+	case "dynamics":
+		states := splitList(value)
+		if len(states) == 0 {
+			return constraintErr("dynamics: names no state: list the state columns, e.g. dynamics:x,y")
+		}
+		for i, s := range states {
+			if contains(states[:i], s) {
+				return constraintErr("dynamics: state %q is listed twice: list each state once", s)
+			}
+		}
+		c.Dynamics = states
 	default:
-		return constraintErr("unknown constraint key %q (known: operators, exclude, include, max_depth, trajectory, time, alpha, max_lag)", key)
+		return constraintErr("unknown constraint key %q (known: operators, exclude, include, max_depth, trajectory, time, alpha, max_lag, dynamics)", key)
 	}
 	return nil
 }
@@ -104,7 +119,7 @@ func (c *Constraints) columns() []string {
 	if c.Time != "" {
 		out = append(out, c.Time)
 	}
-	return out
+	return append(out, c.Dynamics...)
 }
 
 func constraintErr(format string, args ...any) *SpecError {

@@ -33,6 +33,14 @@
 // With a trajectory: constraint, symbolic and neuro_symbolic runs also
 // search for conserved quantities and add conservation claims.
 //
+// With a dynamics:x,y constraint (and time:, mode symbolic) a run discovers
+// equations of motion instead of static laws (mode_dynamics.go, the sparse
+// weak-form regression of engine/dynamics): one law claim per state, with
+// target "dx/dt" and the right-hand side in the column names as its
+// expression. The states are the run's targets; its inputs are the other
+// numeric columns that are not the time or the trajectory, restricted by
+// include: and minus exclude:.
+//
 // Targets: Spec.Targets, else Parameters.TargetVariables, else the last
 // numeric column that is not excluded, the time or the trajectory column.
 // Features: every other numeric column, restricted by include: and minus
@@ -52,6 +60,7 @@
 //	                      discovery, chronological hold-out, time_shift control
 //	alpha:0.01            significance level of causal independence tests (0..1)
 //	max_lag:3             largest lag of lagged causal discovery (1..50)
+//	dynamics:x,y          discover dx/dt and dy/dt (needs time:; symbolic mode)
 //
 // An unknown key, a malformed value, an unknown operator or a column not in
 // the dataset is a *SpecError with Code "constraint_invalid" and Field
@@ -60,7 +69,13 @@
 // without a time: column, or a target that is missing or not numeric is
 // "parameter_invalid" with Field naming the parameter. Problems with the
 // data itself are *data.ValidationError. Spec.Validate performs all of
-// these checks without running anything.
+// these checks without running anything. A dynamics: constraint without
+// time:, in another mode than symbolic, with an empty or repeated state
+// list, or naming a state that is not a numeric column, the time or the
+// trajectory column or an excluded one, a time column that is not numeric
+// or repeats a time within a trajectory, and trajectories too short or
+// inputs too many for engine/dynamics are "constraint_invalid"; a target
+// that is not a state is "parameter_invalid".
 //
 // # Stages
 //
@@ -107,6 +122,20 @@
 // Conservation evidence: relative_variation (held-out rows), trajectories,
 // bootstrap_stability (trajectory resamples reproducing the expression),
 // negative_controls_passed and negative_controls (noise_feature only).
+//
+// Dynamics evidence (law claims of target dx/dt): r_squared and
+// cross_validation_score are the equation's 5-fold cross-validated R² on
+// the weak-form regression rows; simulation_horizon, persistence_horizon
+// and simulation_nrmse come from simulating the system from held-out
+// initial conditions (engine/dynamics); term_inclusion is each term's share
+// of the 20 subsampled refits, bootstrap_stability the smallest of them;
+// complexity counts each term's degree (sin, cos: 2) plus one for its
+// coefficient. negative_controls are held_out_simulation and time_shuffle,
+// whatever the spec asks: the system is refitted on 19 copies of the data
+// permuted in time within each trajectory, and the held-out simulation
+// error and the equation's cross-validated R² must beat all 19 (p = 0.05);
+// an equation that fails engine/dynamics' acceptance rule fails both. The
+// score's fit is the cross-validated R².
 //
 // Scope domain is the observed range of each scope variable, e.g.
 // "raf∈[1, 552]; mek∈[0.2, 1010]" (4 significant digits).

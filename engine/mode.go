@@ -55,17 +55,21 @@ var (
 	_ lawMethod = (*neuroSymbolicMode)(nil)
 	_ method    = (*causalMode)(nil)
 	_ method    = (*conservationMode)(nil)
+	_ method    = (*dynamicsMode)(nil)
 )
 
-// methodOf is the method of the run's mode; symbolic is the default.
+// methodOf is the method of the run's mode; symbolic is the default, and
+// a symbolic run with a dynamics: constraint discovers equations of motion.
 func methodOf(r *runner) method {
-	switch r.plan.spec.Mode {
-	case ModeCausal:
+	switch {
+	case r.plan.spec.Mode == ModeCausal:
 		return &causalMode{r}
-	case ModeNeural:
+	case r.plan.spec.Mode == ModeNeural:
 		return &neuralMode{r}
-	case ModeNeuroSymbolic:
+	case r.plan.spec.Mode == ModeNeuroSymbolic:
 		return newNeuroSymbolicMode(r)
+	case len(r.plan.constraints.Dynamics) > 0:
+		return &dynamicsMode{r}
 	default:
 		return &symbolicMode{r}
 	}

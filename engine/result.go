@@ -82,6 +82,13 @@ type Evidence struct {
 	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty"`
 	CrossValidationScore *float64 `json:"cross_validation_score,omitempty"`
 	Complexity           int      `json:"complexity,omitempty"`
+	// Law claims of a dynamics run (dx/dt): the held-out simulation's
+	// horizon of validity, the persistence forecast's, the simulation's
+	// normalised RMS error, and each term's ensemble inclusion probability.
+	SimulationHorizon  *float64           `json:"simulation_horizon,omitempty"`
+	PersistenceHorizon *float64           `json:"persistence_horizon,omitempty"`
+	SimulationNRMSE    *float64           `json:"simulation_nrmse,omitempty"`
+	TermInclusion      map[string]float64 `json:"term_inclusion,omitempty"`
 	// Causal claims.
 	CausalConfidence       *float64 `json:"causal_confidence,omitempty"`
 	EffectStrength         *float64 `json:"effect_strength,omitempty"`

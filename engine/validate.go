@@ -53,6 +53,9 @@ func (s Spec) ValidateParameters(columns []string) error {
 		return specErrorf(CodeParameterInvalid, "negative_controls",
 			"time_shift needs time-ordered rows: add the constraint time:<column>")
 	}
+	if err := s.checkDynamics(c, columns); err != nil {
+		return err
+	}
 	if len(columns) == 0 {
 		return nil
 	}
@@ -88,10 +91,16 @@ func (s Spec) resolve(f *data.Frame) (*plan, error) {
 		return nil, &data.ValidationError{Code: data.CodeTooFewRows,
 			Message: "a discovery run needs at least 20 rows"}
 	}
+	if err := s.checkDynamics(c, f.Names()); err != nil {
+		return nil, err
+	}
 	for _, col := range c.columns() {
 		if _, ok := f.Column(col); !ok {
 			return nil, constraintErr("column %q is not in the dataset", col)
 		}
+	}
+	if err := checkDynamicsData(c, f); err != nil {
+		return nil, err
 	}
 	if c.Time != "" {
 		if col, _ := f.Column(c.Time); !col.DType.IsNumeric() {
@@ -171,6 +180,16 @@ func (p *plan) resolveVariables(f *data.Frame) error {
 		}
 	}
 	numeric := f.Numeric()
+	if len(c.Dynamics) > 0 {
+		// The states are the targets; every other numeric column may drive
+		// them as an input.
+		p.targets = c.Dynamics
+		for _, s := range c.Dynamics {
+			reserved[s] = true
+		}
+		p.features = pick(numeric, c.Include, reserved)
+		return nil
+	}
 	if p.spec.Mode == ModeCausal {
 		p.features = pick(numeric, c.Include, reserved)
 		if len(p.features) < 2 {

@@ -95,6 +95,12 @@ type LawEvidence struct {
 	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty" doc:"R² over the held-out rows."`
 	CrossValidationScore *float64 `json:"cross_validation_score,omitempty" doc:"Mean R² over the cross-validation folds (the held-out R² when cross_validate is off)."`
 	Complexity           *int     `json:"complexity,omitempty" doc:"Size of the expression tree."`
+
+	// Equations of motion (a dynamics run's dx/dt claims).
+	SimulationHorizon  *float64           `json:"simulation_horizon,omitempty" doc:"Median time the system, simulated from held-out initial conditions, follows the held-out trajectories."`
+	PersistenceHorizon *float64           `json:"persistence_horizon,omitempty" doc:"The same horizon for the persistence forecast x(t) = x(t0)."`
+	SimulationNRMSE    *float64           `json:"simulation_nrmse,omitempty" doc:"Median normalised RMS error of the held-out simulations."`
+	TermInclusion      map[string]float64 `json:"term_inclusion,omitempty" doc:"Share of the ensemble's refits that select each term."`
 	EvidenceCommon
 }
 

@@ -1,0 +1,363 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/discolab/disco/engine/controls"
+	"github.com/discolab/disco/engine/data"
+	"github.com/discolab/disco/engine/dynamics"
+)
+
+// Negative controls of dynamics claims, as they appear on the wire. They
+// are the dynamics claim's own controls, run whatever the spec's
+// negative_controls ask: shuffled_target, noise_feature and time_shift
+// test a static law y = f(x), not an equation of motion.
+const (
+	// ControlHeldOutSimulation is the acceptance rule of engine/dynamics
+	// (the simulated system follows held-out trajectories at least 3 times
+	// as long as the persistence forecast, and every term is selected by at
+	// least 60 % of the ensemble), with the simulation's normalised error
+	// compared with the same error on time-shuffled data.
+	ControlHeldOutSimulation = "held_out_simulation"
+	// ControlTimeShuffle compares the equation's cross-validated R² with
+	// the same R² on time-shuffled data.
+	ControlTimeShuffle = "time_shuffle"
+)
+
+// timeShuffles is the number of time-shuffled copies of the data the
+// dynamics controls refit on: with 19, the smallest attainable permutation
+// p-value, 1/(1+19), is controls.Alpha.
+const timeShuffles = 19
+
+// dynamicsMode discovers equations of motion, dx/dt = f(states, inputs),
+// for the states a dynamics: constraint names (issue 18, item 1). It runs
+// in symbolic mode in place of the law search: the sparse regression of
+// engine/dynamics over a library of monomials (degree 3) and sin/cos of the
+// states and inputs, in the weak form, chosen by cross-validation. The
+// neuro-symbolic surrogate has nothing to add to a library regression, so
+// the other modes refuse dynamics:. Inputs are the numeric columns that are
+// not the time, the trajectory, a state or excluded, restricted by
+// include:. With a trajectory: constraint the conservation search runs
+// after, as in symbolic mode.
+//
+// Each state gets one law claim with target "dx/dt" and the right-hand side
+// as its expression. Its controls refit the whole system on timeShuffles
+// copies of this run's data whose rows (states and inputs together) are
+// permuted within each trajectory while the times stay: the values are
+// real, their order in time is not. A claim that fails the acceptance rule
+// fails both controls, whatever the permutations say.
+type dynamicsMode struct{ *runner }
+
+func (m *dynamicsMode) discover(ctx context.Context) error {
+	m.track.skip(StageNeuralPretraining)
+	m.track.begin(StageSymbolic)
+	traj := m.trajectories()
+	settings := dynamics.Settings{Seed: uint64(m.plan.spec.Seed)}
+	searchCtx, cancel := m.searchContext(ctx)
+	res, err := dynamics.Discover(searchCtx, traj, settings)
+	m.noteExpiry(searchCtx)
+	cancel()
+	if err != nil {
+		return m.dynamicsFailed(ctx, err)
+	}
+	m.track.begin(StageNegativeControls)
+	nulls := m.timeShuffled(ctx, traj, settings)
+	for s := range res.Equations {
+		m.addClaim(m.claim(res, s, nulls))
+	}
+	return conserved(ctx, m.runner)
+}
+
+// trajectories is the run's data as engine/dynamics takes it: every row
+// (engine/dynamics holds out trajectories itself), the states, and the
+// run's features as inputs.
+func (m *dynamicsMode) trajectories() dynamics.Trajectories {
+	c := m.plan.constraints
+	t := dynamics.Trajectories{
+		Time:       m.data.column(c.Time),
+		StateNames: m.plan.targets,
+		InputNames: m.plan.features,
+		Inputs:     m.data.X,
+	}
+	for _, s := range m.plan.targets {
+		t.States = append(t.States, m.data.column(s))
+	}
+	if c.Trajectory != "" {
+		col, _ := m.data.frame.Column(c.Trajectory)
+		t.Trajectory = make([]string, m.data.frame.Rows)
+		for i := range t.Trajectory {
+			t.Trajectory[i] = trajectoryKey(col, i)
+		}
+	}
+	return t
+}
+
+// dynamicsFailed maps engine/dynamics' input errors (too few rows per
+// trajectory, too large a library) to a SpecError the submitter can act on.
+func (m *dynamicsMode) dynamicsFailed(ctx context.Context, err error) error {
+	if errors.Is(err, dynamics.ErrInvalidData) {
+		msg := strings.TrimPrefix(err.Error(), dynamics.ErrInvalidData.Error()+": ")
+		return constraintErr("dynamics: %s (fewer inputs: include: or exclude:; more rows: longer or more trajectories)", msg)
+	}
+	return m.searchFailed(ctx, "dynamics search", err)
+}
+
+// shuffled is what one refit on time-shuffled data measured: each state's
+// cross-validated R² and the system's held-out simulation error.
+type shuffled struct {
+	cvR2  []float64
+	nrmse float64
+}
+
+// timeShuffled refits the system on timeShuffles time-shuffled copies of
+// traj, within the run's time limit; refits that fail or do not finish in
+// time are left out, so fewer nulls make the controls harder to pass.
+func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajectories, settings dynamics.Settings) []shuffled {
+	if !m.timeout.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, m.timeout)
+		defer cancel()
+	}
+	groups := map[string][]int{}
+	for i := range traj.Time {
+		label := ""
+		if traj.Trajectory != nil {
+			label = traj.Trajectory[i]
+		}
+		groups[label] = append(groups[label], i)
+	}
+	labels := make([]string, 0, len(groups))
+	for l := range groups {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	rng := m.rng(ControlTimeShuffle)
+	progress := m.track.progressFunc(0, 1)
+	var out []shuffled
+	for k := range timeShuffles {
+		perm := make([]int, len(traj.Time))
+		for _, l := range labels {
+			rows := groups[l]
+			for a, b := range rng.Perm(len(rows)) {
+				perm[rows[a]] = rows[b]
+			}
+		}
+		null := traj
+		null.States, null.Inputs = permuteRows(traj.States, perm), permuteRows(traj.Inputs, perm)
+		settings.Seed++
+		res, err := dynamics.Discover(ctx, null, settings)
+		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				m.result.Summary.TimedOut = true
+			}
+			break
+		}
+		if err == nil {
+			s := shuffled{nrmse: res.Simulation.NRMSE}
+			for _, eq := range res.Equations {
+				s.cvR2 = append(s.cvR2, eq.CVR2)
+			}
+			out = append(out, s)
+		}
+		progress(float64(k+1) / timeShuffles)
+	}
+	return out
+}
+
+// permuteRows returns the columns of X with row i taken from row perm[i].
+func permuteRows(X [][]float64, perm []int) [][]float64 {
+	out := make([][]float64, len(X))
+	for j, col := range X {
+		out[j] = make([]float64, len(col))
+		for i, p := range perm {
+			out[j][i] = col[p]
+		}
+	}
+	return out
+}
+
+// claim is the law claim of state s: ds/dt = its right-hand side.
+func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim {
+	eq, sim := res.Equations[s], res.Simulation
+	cvNull, errNull := make([]float64, len(nulls)), make([]float64, len(nulls))
+	for k, n := range nulls {
+		cvNull[k], errNull[k] = n.cvR2[s], -n.nrmse
+	}
+	decide := func(observed float64, null []float64) controls.Result {
+		p := controls.PValue(observed, null)
+		return controls.Result{Passed: eq.Passed && p <= controls.Alpha, PValue: p}
+	}
+	results := map[string]controls.Result{
+		ControlHeldOutSimulation: decide(-sim.NRMSE, errNull),
+		ControlTimeShuffle:       decide(eq.CVR2, cvNull),
+	}
+	passed := controls.AllPassed(results)
+	complexity := 0
+	vars := []string{eq.State}
+	for name := range eq.Coefficients {
+		c, used := termShape(name, append(append([]string(nil), m.plan.targets...), m.plan.features...))
+		complexity += c + 1 // the term and its coefficient
+		for _, v := range used {
+			if !contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	sort.Strings(vars[1:])
+	score := controls.Score(controls.Components{Fit: eq.CVR2, Controls: results, Stability: eq.Stability,
+		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity()})
+	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g; negative controls %s)",
+		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, passWord(passed))
+	if len(eq.Reasons) > 0 {
+		summary += ": " + strings.Join(eq.Reasons, "; ")
+	}
+	var inclusion map[string]float64
+	if len(eq.Inclusion) > 0 {
+		inclusion = map[string]float64{}
+		for term, p := range eq.Inclusion {
+			inclusion[term] = round4(p)
+		}
+	}
+	return Claim{
+		Type:    ClaimLaw,
+		Summary: summary,
+		Score:   score,
+		Scope: Scope{Variables: vars, Domain: m.data.domain(vars),
+			ConstraintsSatisfied: m.plan.constraints.Satisfied},
+		Evidence: Evidence{
+			RSquared:               f64(round4(eq.CVR2)),
+			CrossValidationScore:   f64(round4(eq.CVR2)),
+			Complexity:             complexity,
+			SimulationHorizon:      f64(significant4(sim.Horizon)),
+			PersistenceHorizon:     f64(significant4(sim.PersistenceHorizon)),
+			SimulationNRMSE:        f64(round4(sim.NRMSE)),
+			TermInclusion:          inclusion,
+			BootstrapStability:     round4(eq.Stability),
+			NegativeControlsPassed: passed,
+			NegativeControls:       results,
+		},
+		Expression: eq.Expression,
+		Target:     eq.Target,
+	}
+}
+
+// termShape reads a library term's name as engine/dynamics prints it (a
+// product of "v", "v^k", "sin(v)" and "cos(v)", or "1") and returns its
+// complexity as engine/dynamics counts it (the total degree; 2 for sin and
+// cos) and the variables of names it uses.
+func termShape(term string, names []string) (complexity int, used []string) {
+	if term == "1" {
+		return 1, nil
+	}
+	for _, factor := range strings.Split(term, "*") {
+		base, pow, _ := strings.Cut(factor, "^")
+		k, err := strconv.Atoi(pow)
+		if err != nil {
+			k = 1
+		}
+		for _, fn := range []string{"sin(", "cos("} {
+			if strings.HasPrefix(base, fn) && strings.HasSuffix(base, ")") {
+				base, k = base[len(fn):len(base)-1], 2
+			}
+		}
+		complexity += k
+		if contains(names, base) && !contains(used, base) {
+			used = append(used, base)
+		}
+	}
+	return max(complexity, 1), used
+}
+
+// significant4 rounds v to 4 significant digits (0 for NaN and infinities).
+func significant4(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(finite(v), 'g', 4, 64), 64)
+	return r
+}
+
+// trajectoryKey is row i's trajectory label.
+func trajectoryKey(col *data.Column, i int) string {
+	if col.DType.IsNumeric() {
+		return strconv.FormatFloat(col.Values[i], 'g', -1, 64)
+	}
+	return col.Strings[i]
+}
+
+// checkDynamics checks a dynamics: constraint against the mode, the other
+// constraints, the targets and, when given, the dataset's column names.
+func (s Spec) checkDynamics(c *Constraints, columns []string) error {
+	if len(c.Dynamics) == 0 {
+		return nil
+	}
+	if s.Mode != ModeSymbolic {
+		return constraintErr("dynamics: runs in mode symbolic, not %q: submit the run with mode symbolic", s.Mode)
+	}
+	if c.Time == "" {
+		return constraintErr("dynamics:%s needs the time of each row: add the constraint time:<column>", strings.Join(c.Dynamics, ","))
+	}
+	for _, st := range c.Dynamics {
+		switch {
+		case st == c.Time:
+			return constraintErr("dynamics: state %q is the time column: list the states, not the time", st)
+		case st == c.Trajectory:
+			return constraintErr("dynamics: state %q is the trajectory column: list the states, not the trajectory labels", st)
+		case contains(c.Exclude, st):
+			return constraintErr("dynamics: state %q is also in exclude: remove it from one of the two", st)
+		case len(columns) > 0 && !contains(columns, st):
+			return constraintErr("dynamics: state %q is not a column of the dataset: list columns of the dataset as states", st)
+		}
+	}
+	for _, t := range s.targets() {
+		if !contains(c.Dynamics, t) {
+			return specErrorf(CodeParameterInvalid, "target_variables",
+				"target %q is not a state of dynamics:%s: a dynamics run explains its states, so leave target_variables empty", t, strings.Join(c.Dynamics, ","))
+		}
+	}
+	return nil
+}
+
+// checkDynamicsData checks a dynamics run's columns in the data: numeric
+// states and time, and distinct times within each trajectory.
+func checkDynamicsData(c *Constraints, f *data.Frame) error {
+	if len(c.Dynamics) == 0 {
+		return nil
+	}
+	for _, st := range c.Dynamics {
+		if col, _ := f.Column(st); !col.DType.IsNumeric() {
+			return constraintErr("dynamics: state %q is not numeric (%s): list numeric columns as states", st, col.DType)
+		}
+	}
+	tc, _ := f.Column(c.Time)
+	if !tc.DType.IsNumeric() {
+		return constraintErr("time column %q is not numeric (%s): name a column of numeric times in time:", c.Time, tc.DType)
+	}
+	var traj *data.Column
+	if c.Trajectory != "" {
+		traj, _ = f.Column(c.Trajectory)
+	}
+	type key struct {
+		trajectory string
+		time       float64
+	}
+	first := make(map[key]int, f.Rows)
+	for i, t := range tc.Values {
+		k := key{time: t}
+		if traj != nil {
+			k.trajectory = trajectoryKey(traj, i)
+		}
+		if j, ok := first[k]; ok {
+			if traj != nil {
+				return constraintErr("time column %q is not increasing within trajectory %q: rows %d and %d both have time %g; give each row of a trajectory its own time",
+					c.Time, k.trajectory, j+1, i+1, t)
+			}
+			return constraintErr("time column %q is not increasing: rows %d and %d both have time %g; when the rows hold several trajectories, add trajectory:<column>, else give each row its own time",
+				c.Time, j+1, i+1, t)
+		}
+		first[k] = i
+	}
+	return nil
+}
