@@ -19,13 +19,19 @@ func ConcurrentRunLimit(tier discov1.TenantTier) int {
 }
 
 // TenantRunLimit is the tenant's limit of runs executing at once: its own override, or its
-// tier's.
+// tier's; never more than the pods its ResourceQuota admits (spec.quota.pods), so that the
+// tenant's first-in-first-out queue, not the quota, holds the runs the quota has no room for
+// (tenantPodQuota).
 func TenantRunLimit(t *discov1.Tenant) int {
 	if t == nil {
 		return ConcurrentRunLimit(discov1.TenantTierFree)
 	}
+	limit := ConcurrentRunLimit(t.Spec.Tier)
 	if t.Spec.ConcurrentRuns != nil {
-		return int(*t.Spec.ConcurrentRuns)
+		limit = int(*t.Spec.ConcurrentRuns)
 	}
-	return ConcurrentRunLimit(t.Spec.Tier)
+	if pods, ok := tenantPodQuota(t); ok {
+		limit = min(limit, pods)
+	}
+	return limit
 }

@@ -66,16 +66,28 @@ func tierQuotaOf(tier discov1.TenantTier) tierQuota {
 	return tierQuotas[discov1.TenantTierFree]
 }
 
+// tenantPodQuota is the pods an admin's spec.quota admits, when it sets them. The run limit
+// follows it (TenantRunLimit): a ResourceQuota refuses a Job's pod without order or notice
+// (the Job controller retries with a backoff, and the quota controller's recount can admit
+// one pod too many, kubernetes/kubernetes#123434), while the run queue starts runs in
+// order and no more than the limit.
+func tenantPodQuota(t *discov1.Tenant) (int, bool) {
+	if t.Spec.Quota == nil || t.Spec.Quota.Pods == nil {
+		return 0, false
+	}
+	return int(*t.Spec.Quota.Pods), true
+}
+
 // tenantQuotaSpec is the ResourceQuota spec of a tenant: its tier's row, with each field of
 // spec.quota in place of the tier's.
 func tenantQuotaSpec(t *discov1.Tenant) corev1.ResourceQuotaSpec {
 	row := tierQuotaOf(t.Spec.Tier)
 	pods := int64(max(TenantRunLimit(t), ConcurrentRunLimit(t.Spec.Tier)))
+	if n, ok := tenantPodQuota(t); ok {
+		pods = int64(n)
+	}
 	cpu, mem := resource.MustParse(row.CPU), resource.MustParse(row.Memory)
 	if q := t.Spec.Quota; q != nil {
-		if q.Pods != nil {
-			pods = int64(*q.Pods)
-		}
 		if q.CPU != nil {
 			cpu = q.CPU.DeepCopy()
 		}

@@ -31,8 +31,11 @@ func TestTenantQuotaSpec(t *testing.T) {
 	if got := ptr.To(tenantQuotaSpec(tenant).Hard[corev1.ResourcePods]).Value(); got != 30 {
 		t.Errorf("pods with concurrentRuns 30: %d", got)
 	}
-	// The admin's figures win.
+	// The admin's figures win, and the run limit follows the pods.
 	tenant.Spec.Quota = &discov1.TenantQuota{Pods: ptr.To[int32](4), Memory: ptr.To(resource.MustParse("3Gi"))}
+	if got := TenantRunLimit(tenant); got != 4 {
+		t.Errorf("run limit with concurrentRuns 30 and a quota of 4 pods: %d", got)
+	}
 	hard = tenantQuotaSpec(tenant).Hard
 	if ptr.To(hard[corev1.ResourcePods]).Value() != 4 || quantityOf(hard, corev1.ResourceRequestsMemory) != "3Gi" ||
 		quantityOf(hard, corev1.ResourceLimitsMemory) != "3Gi" || quantityOf(hard, corev1.ResourceRequestsCPU) != "10" {
@@ -172,6 +175,8 @@ var _ = Describe("Tenant quota (issue 13, item 6)", func() {
 			g.Expect(quantityOf(quota.Spec.Hard, corev1.ResourcePods)).To(Equal("4"))
 			g.Expect(quantityOf(quota.Spec.Hard, corev1.ResourceRequestsCPU)).To(Equal("3"))
 			g.Expect(quantityOf(quota.Spec.Hard, corev1.ResourceRequestsMemory)).To(Equal("20Gi"))
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
+			g.Expect(tenant.Status.ConcurrentRunLimit).To(BeEquivalentTo(4)) // the run limit follows the pods
 		}).Should(Succeed())
 
 		By("a user deleting the quota, and editing the LimitRange")

@@ -67,9 +67,9 @@ type TenantSpec struct {
 // its runs, and anything else created there.
 type TenantQuota struct {
 	// Pods is the most pods that may exist at once in the namespace, not counting finished
-	// ones (quota resource "pods"). Runs whose engine pod does not fit wait in queued with
-	// the WaitingForCapacity reason. Defaults to the tenant's concurrent-run limit, or the
-	// tier's if that is larger.
+	// ones (quota resource "pods"). The tenant's concurrent-run limit is lowered to it, so
+	// that runs beyond it wait in queued, in order, with the WaitingForCapacity reason.
+	// Defaults to the tenant's concurrent-run limit, or the tier's if that is larger.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100000
 	// +optional
