@@ -39,6 +39,7 @@ type RunParameters struct {
 	// (allowed operators), include:a,b and exclude:c (columns), max_depth:N (1..20),
 	// max_lag:N (1..50), alpha:P (0..1, the causal tests' significance), time:<column> and
 	// trajectory:<column> (columns that order and group the rows).
+	// dynamics:x,y (needs time:; symbolic mode) discovers the equations of motion dx/dt, dy/dt.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=1024
 	// +optional
