@@ -8,6 +8,7 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/resource/roomtest"
 	"github.com/discolab/disco/internal/store"
 	"github.com/discolab/disco/internal/store/storetest"
 )
@@ -20,20 +21,6 @@ const (
 	tenantA = "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
 	tenantB = "ten_bbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
-
-func caller(tenant string, scopes ...string) context.Context {
-	return auth.WithCaller(context.Background(), &auth.Caller{
-		Principal: &auth.Principal{TenantID: tenant, Actor: "key_caller", Scopes: scopes},
-		Tenant:    &auth.Tenant{ID: tenant, Namespace: "ns"},
-	})
-}
-
-func wantStatus(t *testing.T, what string, err error, status int, code string) {
-	t.Helper()
-	if e := apierror.Of(err); e == nil || e.GetStatus() != status || e.Body.Code != code {
-		t.Fatalf("%s: %v, want %d %s", what, err, status, code)
-	}
-}
 
 func TestKeysAreManagedOnlyByCallersAsStrong(t *testing.T) {
 	st := storetest.OpenSQLite(t)
@@ -48,10 +35,10 @@ func TestKeysAreManagedOnlyByCallersAsStrong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := caller(tenantA, auth.ProjectsRead, auth.APIKeysWrite)
+	reader := roomtest.Caller(tenantA, "ns", []string{auth.ProjectsRead, auth.APIKeysWrite})
 
 	_, err = h.createAPIKey(reader, &struct{ Body apiKeyCreate }{Body: apiKeyCreate{Name: "w", Scopes: []string{auth.RunsWrite}}})
-	wantStatus(t, "a key granting a scope its creator lacks", err, 403, apierror.CodeInsufficientScope)
+	roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope)
 	made, err := h.createAPIKey(reader, &struct{ Body apiKeyCreate }{Body: apiKeyCreate{Name: "r"}})
 	if err != nil || len(made.Body.Scopes) != 2 {
 		t.Fatalf("a key with the creator's scopes: %+v, %v", made, err)
@@ -59,11 +46,11 @@ func TestKeysAreManagedOnlyByCallersAsStrong(t *testing.T) {
 
 	// The admin key is stronger than reader, and tenant B's callers do not see tenant A's keys.
 	_, err = h.getAPIKey(reader, &APIKeyPath{KeyID: admin.ID})
-	wantStatus(t, "a stronger key", err, 404, apierror.CodeNotFound)
+	roomtest.WantError(t, err, 404, apierror.CodeNotFound)
 	_, err = h.revokeAPIKey(reader, &APIKeyPath{KeyID: admin.ID})
-	wantStatus(t, "revoking a stronger key", err, 404, apierror.CodeNotFound)
-	_, err = h.revokeAPIKey(caller(tenantB, auth.All...), &APIKeyPath{KeyID: made.Body.ID})
-	wantStatus(t, "another tenant's key", err, 404, apierror.CodeNotFound)
+	roomtest.WantError(t, err, 404, apierror.CodeNotFound)
+	_, err = h.revokeAPIKey(roomtest.Caller(tenantB, "ns", auth.All), &APIKeyPath{KeyID: made.Body.ID})
+	roomtest.WantError(t, err, 404, apierror.CodeNotFound)
 	if len(forgotten) != 0 {
 		t.Fatalf("refused revocations forgot %v", forgotten)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/resource"
+	"github.com/discolab/disco/apiserver/resource/roomtest"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -50,25 +51,9 @@ func newService(t *testing.T, funcs interceptor.Funcs) (*Service, client.Client,
 	return &Service{Kit: kit, Policy: Policy{Kit: kit}}, c, &cached
 }
 
-func caller(scopes ...string) context.Context {
-	return auth.WithCaller(context.Background(), &auth.Caller{
-		Principal: &auth.Principal{TenantID: testTenant, Actor: "key_test", Scopes: scopes},
-		Tenant:    &auth.Tenant{ID: testTenant, Namespace: "ns"},
-	})
-}
-
-func wantStatus(t *testing.T, err error, status int, code string) *apierror.Error {
-	t.Helper()
-	if e := apierror.Of(err); e != nil && e.GetStatus() == status && e.Body.Code == code {
-		return e
-	}
-	t.Fatalf("got %v, want %d %s", err, status, code)
-	return nil
-}
-
 func TestUpdateMergesThePatchAndNullResetsToTheDefault(t *testing.T) {
 	svc, _, cached := newService(t, interceptor.Funcs{})
-	upd, err := svc.Update(caller(auth.ProjectsWrite), cached, nil, map[string]any{
+	upd, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, nil, map[string]any{
 		"description": nil, "status": "archived", "settings": map[string]any{"default_mode": nil},
 	})
 	if err != nil {
@@ -115,9 +100,9 @@ func TestUpdateRetriesAConcurrentWriteUnlessIfMatchNamedAVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			upd, err := svc.Update(caller(auth.ProjectsWrite), cached, cond, map[string]any{"name": "renamed"})
+			upd, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, cond, map[string]any{"name": "renamed"})
 			if tc.wantCode != "" {
-				wantStatus(t, err, 412, tc.wantCode)
+				roomtest.WantError(t, err, 412, tc.wantCode)
 				return
 			}
 			if err != nil {
@@ -140,8 +125,8 @@ func TestUpdateOfAStaleIfMatchIsPreconditionFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.Update(caller(auth.ProjectsWrite), cached, stale, map[string]any{"name": "x"})
-	if e := wantStatus(t, err, 412, apierror.CodePreconditionFailed); e.Body.Details["etag"] != resource.ETag(cached) {
+	_, err = svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, stale, map[string]any{"name": "x"})
+	if e := roomtest.WantError(t, err, 412, apierror.CodePreconditionFailed); e.Body.Details["etag"] != resource.ETag(cached) {
 		t.Fatalf("details %v", e.Body.Details)
 	}
 }
@@ -149,11 +134,11 @@ func TestUpdateOfAStaleIfMatchIsPreconditionFailed(t *testing.T) {
 func TestUpdateOfGovernanceNeedsGovernanceWrite(t *testing.T) {
 	patch := map[string]any{"settings": map[string]any{"governance": map[string]any{"truth_dial_threshold": 0.9}}}
 	svc, _, cached := newService(t, interceptor.Funcs{})
-	_, err := svc.Update(caller(auth.ProjectsWrite), cached, nil, patch)
-	if e := wantStatus(t, err, 403, apierror.CodeInsufficientScope); e.Body.Details["field"] != "body.settings.governance" {
+	_, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, nil, patch)
+	if e := roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope); e.Body.Details["field"] != "body.settings.governance" {
 		t.Fatalf("details %v", e.Body.Details)
 	}
-	upd, err := svc.Update(caller(auth.ProjectsWrite, auth.GovernanceWrite), cached, nil, patch)
+	upd, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite, auth.GovernanceWrite}), cached, nil, patch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
+	"github.com/discolab/disco/apiserver/resource/roomtest"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -72,15 +73,6 @@ func existingRun(n int, phase discov1.RunPhase, targets ...string) *discov1.Run 
 			DatasetID: testDataset, Parameters: discov1.RunParameters{TargetVariables: targets}, ComputeUnitsEstimated: 10},
 		Status: discov1.RunStatus{Phase: phase},
 	}
-}
-
-func wantAPIError(t *testing.T, err error, status int, code string) *apierror.Error {
-	t.Helper()
-	if e := apierror.Of(err); e != nil && e.GetStatus() == status && e.Body.Code == code {
-		return e
-	}
-	t.Fatalf("got %v, want %d %s", err, status, code)
-	return nil
 }
 
 func TestCreateTakesTheNextFreeSlot(t *testing.T) {
@@ -149,7 +141,7 @@ func TestCreateGivesUpAfterMaxSlotAttempts(t *testing.T) {
 		return apierrors.NewAlreadyExists(schema.GroupResource{Group: "discovery.disco.dev", Resource: "runs"}, obj.GetName())
 	}})
 	_, err := svc.Create(context.Background(), submission(camp, 10, "y"))
-	ae := wantAPIError(t, err, 409, apierror.CodeConflict)
+	ae := roomtest.WantError(t, err, 409, apierror.CodeConflict)
 	if tries != maxSlotAttempts || ae.Body.Details["campaign_id"] != testCampaign {
 		t.Fatalf("%d attempts, details %v", tries, ae.Body.Details)
 	}
@@ -163,7 +155,7 @@ func TestCreateRefusesADuplicateOfAnActiveRun(t *testing.T) {
 		existingRun(0, discov1.RunQueued, "y"), cancelled, existingRun(2, discov1.RunCompleted, "x"))
 
 	_, err := svc.Create(context.Background(), submission(camp, 10, "y"))
-	ae := wantAPIError(t, err, 409, apierror.CodeDuplicateRun)
+	ae := roomtest.WantError(t, err, 409, apierror.CodeDuplicateRun)
 	if ae.Body.Details["run_id"] != runSlotID(testCampaign, 0) || ae.Body.Details["status"] != "queued" {
 		t.Fatalf("details %v", ae.Body.Details)
 	}
@@ -182,7 +174,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp := testCampaignWith(discov1.Budget{ComputeUnits: 25, MaxRuns: 10})
 		svc, _ := newService(t, interceptor.Funcs{}, existingRun(0, discov1.RunRunning, "y")) // estimate 10 charged
 		_, err := svc.Create(ctx, submission(camp, 16, "x"))
-		ae := wantAPIError(t, err, 403, apierror.CodeBudgetExhausted)
+		ae := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted)
 		d := ae.Body.Details
 		if d["constraint"] != "compute_units" || d["compute_units_used"] != int64(10) || d["compute_units_estimated"] != int64(16) {
 			t.Fatalf("details %v", d)
@@ -195,7 +187,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp := testCampaignWith(discov1.Budget{ComputeUnits: 1000, MaxRuns: 1})
 		svc, _ := newService(t, interceptor.Funcs{}, existingRun(0, discov1.RunCompleted, "y"))
 		_, err := svc.Create(ctx, submission(camp, 1, "x"))
-		if d := wantAPIError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "max_runs" || d["runs_total"] != int32(1) {
+		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "max_runs" || d["runs_total"] != int32(1) {
 			t.Fatalf("details %v", d)
 		}
 	})
@@ -204,7 +196,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp.Status.ComputeUnitsUsed = 95 // runs since deleted were charged
 		svc, _ := newService(t, interceptor.Funcs{})
 		_, err := svc.Create(ctx, submission(camp, 10, "x"))
-		if d := wantAPIError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["compute_units_used"] != int64(95) {
+		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["compute_units_used"] != int64(95) {
 			t.Fatalf("details %v", d)
 		}
 	})
@@ -217,12 +209,12 @@ func TestCampaignRefusal(t *testing.T) {
 	}
 	archived := open.DeepCopy()
 	archived.Spec.Archived = true
-	if d := wantAPIError(t, campaignRefusal(archived, testNow), 409, apierror.CodeConflict).Body.Details; d["status"] != "archived" {
+	if d := roomtest.WantError(t, campaignRefusal(archived, testNow), 409, apierror.CodeConflict).Body.Details; d["status"] != "archived" {
 		t.Fatalf("details %v", d)
 	}
 	expired := open.DeepCopy()
 	expired.Spec.Budget.ExpiresAt = &metav1.Time{Time: testNow}
-	if d := wantAPIError(t, campaignRefusal(expired, testNow), 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "expires_at" {
+	if d := roomtest.WantError(t, campaignRefusal(expired, testNow), 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "expires_at" {
 		t.Fatalf("details %v", d)
 	}
 }
