@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -263,23 +262,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	a := e.api(t)
 	ctx := ctxFor(t)
 	const limit = 2
-	tenant := &discov1.Tenant{}
-	if err := e.kube.Get(ctx, client.ObjectKey{Name: ids.ToName(e.creds.TenantID)}, tenant); err != nil {
-		t.Fatal(err)
-	}
-	before := tenant.DeepCopy()
-	tenant.Spec.ConcurrentRuns = ptr.To[int32](limit)
-	if err := e.kube.Patch(ctx, tenant, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		latest := &discov1.Tenant{}
-		if err := e.kube.Get(context.Background(), client.ObjectKeyFromObject(tenant), latest); err == nil {
-			orig := latest.DeepCopy()
-			latest.Spec.ConcurrentRuns = before.Spec.ConcurrentRuns
-			_ = e.kube.Patch(context.Background(), latest, client.MergeFrom(orig))
-		}
-	})
+	e.changeTenant(t, func(t *discov1.Tenant) { t.Spec.ConcurrentRuns = ptr.To[int32](limit) })
 	pid, cid := a.project("concurrency", 100000)
 	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
 

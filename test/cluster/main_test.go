@@ -31,17 +31,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/test/live"
 )
 
 // credentials is .cluster/credentials.json, written by hack/cluster.sh.
-type credentials struct {
-	BaseURL    string `json:"base_url"`
-	APIKey     string `json:"api_key"`
-	TenantID   string `json:"tenant_id"`
-	Namespace  string `json:"namespace"`
-	Kubeconfig string `json:"kubeconfig"`
-}
+type credentials = live.Credentials
 
 // env is the cluster under test.
 type env struct {
@@ -258,6 +253,34 @@ func claimsLedgeredOnce(t *testing.T, a *api, pid string, claims []any) {
 			t.Errorf("claim %s has %d claim_created ledger entries, want 1", cl["id"], created)
 		}
 	}
+}
+
+// changeTenant changes the credentials' tenant for the rest of t, and gives it back its
+// concurrent-run limit and quota when t ends.
+func (e *env) changeTenant(t *testing.T, change func(*discov1.Tenant)) {
+	t.Helper()
+	ctx := ctxFor(t)
+	tenant := &discov1.Tenant{}
+	if err := e.kube.Get(ctx, client.ObjectKey{Name: ids.ToName(e.creds.TenantID)}, tenant); err != nil {
+		t.Fatal(err)
+	}
+	before := tenant.DeepCopy()
+	change(tenant)
+	if err := e.kube.Patch(ctx, tenant, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		latest := &discov1.Tenant{}
+		if err := e.kube.Get(context.Background(), client.ObjectKeyFromObject(tenant), latest); err != nil {
+			t.Error(err)
+			return
+		}
+		orig := latest.DeepCopy()
+		latest.Spec.ConcurrentRuns, latest.Spec.Quota = before.Spec.ConcurrentRuns, before.Spec.Quota
+		if err := e.kube.Patch(context.Background(), latest, client.MergeFrom(orig)); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 func ctxFor(t *testing.T) context.Context {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,16 +22,11 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/test/live"
 )
 
-// credentials is the part of .cluster/credentials.json the benchmark reads.
-type credentials struct {
-	BaseURL    string `json:"base_url"`
-	APIKey     string `json:"api_key"`
-	TenantID   string `json:"tenant_id"`
-	Namespace  string `json:"namespace"`
-	Kubeconfig string `json:"kubeconfig"`
-}
+// credentials is .cluster/credentials.json, written by hack/cluster.sh.
+type credentials = live.Credentials
 
 type bench struct {
 	o     options
@@ -141,7 +135,7 @@ func (b *bench) workspace(ctx context.Context, name string, n int) (pid, cid, di
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	f, _ := w.CreateFormFile("file", "quadratic.csv")
-	_, _ = f.Write(quadraticCSV(240))
+	_, _ = f.Write(live.QuadraticCSV(240))
 	_ = w.WriteField("metadata", `{"name": "quadratic", "format": "csv"}`)
 	_ = w.Close()
 	req, err := http.NewRequestWithContext(ctx, "POST", b.creds.BaseURL+"/projects/"+pid+"/datasets", &buf)
@@ -219,16 +213,6 @@ func (b *bench) withTenant(ctx context.Context, change func(*discov1.Tenant)) (f
 			fmt.Fprintln(os.Stderr, "bench-cluster: restoring the tenant:", err)
 		}
 	}, nil
-}
-
-func quadraticCSV(n int) []byte {
-	var s strings.Builder
-	s.WriteString("x,z,y\n")
-	for i := range n {
-		x := float64(i%41)/8 + 0.1
-		fmt.Fprintf(&s, "%g,%g,%g\n", x, math.Sin(float64(i)*1.7), 3*x*x+1)
-	}
-	return []byte(s.String())
 }
 
 // quantiles are the p50, p95 and max of xs (nearest rank).

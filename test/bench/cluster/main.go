@@ -37,6 +37,7 @@ type options struct {
 	managerNS    string
 	managerSA    string
 	deleteTenant bool
+	claimStatus  bool
 }
 
 // result is one measured figure, with the load it was measured under.
@@ -62,6 +63,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.StringVar(&o.managerNS, "manager-namespace", "disco-system", "the manager's namespace")
 	flag.StringVar(&o.managerSA, "manager-service-account", "disco-manager", "the manager's service account (a component identity of the webhooks)")
+	flag.BoolVar(&o.claimStatus, "claim-status", false, "write each claim's status too, as the claim reconciler would (twice the writes)")
 	flag.BoolVar(&o.deleteTenant, "delete", false, "delete the memory scenario's tenant at the end (the manager then ledgers and unblocks every claim's deletion, which takes long); by default it stays")
 	flag.Parse()
 
