@@ -312,7 +312,7 @@ func extendedLibrarySize(nvars int) int {
 const extendedTolerance = 10
 
 // maxSubsetFits bounds the supports smallSupports tries.
-const maxSubsetFits = 20000
+const maxSubsetFits = 60000
 
 // smallSupports hands every support of two to maxSmallSupport terms of pool
 // that holds an extended term to consider, smallest first, as long as all

@@ -108,6 +108,25 @@ func TestKeplerEnergyAngularMomentumAndLRL(t *testing.T) {
 	}
 }
 
+// At 1 % noise the energy and the angular momentum are still found.
+func TestKeplerEnergyWithNoise(t *testing.T) {
+	X, labels := keplerOrbits()
+	addNoise(X, 0.01, rand.New(rand.NewPCG(5, 8)))
+	qs, err := Find(context.Background(), X, []string{"x", "y", "vx", "vy"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 {
+		t.Fatalf("want 2 quantities, got %+v", qs)
+	}
+	assertTerms(t, qs[0], "x*vy", "y*vx")
+	assertTerms(t, qs[1], "(x^2 + y^2)^-0.5", "vx^2", "vy^2")
+	c := qs[1].Coefficients
+	if r := c["(x^2 + y^2)^-0.5"] / c["vx^2"]; math.Abs(r+2) > 0.1 {
+		t.Errorf("1/r : vx^2 = %g, want -2 (%q)", r, qs[1].Expression)
+	}
+}
+
 // Positive random walks (so that logs, reciprocals and ratios all enter the
 // library) and Lotka–Volterra rows dealt to trajectories at random conserve
 // nothing.
