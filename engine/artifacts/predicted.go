@@ -15,8 +15,9 @@ import (
 
 // PredictedVsObserved plots predicted against observed values as a scatter
 // with the identity line y = x, on which a perfect model's points would lie,
-// and returns the SVG document. The slices must have the same, non-zero
-// length and hold finite values.
+// and returns the SVG document. Beyond maxPlotted rows it draws a bounded,
+// deterministic sample (see plotSample) and says so in the legend. The
+// slices must have the same, non-zero length and hold finite values.
 func PredictedVsObserved(observed, predicted []float64, title string) ([]byte, error) {
 	if len(observed) != len(predicted) {
 		return nil, fmt.Errorf("artifacts: %d observed but %d predicted values", len(observed), len(predicted))
@@ -51,9 +52,10 @@ func PredictedVsObserved(observed, predicted []float64, title string) ([]byte, e
 	diagonal.Color = color.Gray{Y: 96}
 	diagonal.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 
-	pts := make(plotter.XYs, len(observed))
-	for i := range observed {
-		pts[i] = plotter.XY{X: observed[i], Y: predicted[i]}
+	rows := plotSample(observed, predicted)
+	pts := make(plotter.XYs, len(rows))
+	for k, i := range rows {
+		pts[k] = plotter.XY{X: observed[i], Y: predicted[i]}
 	}
 	scatter, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -65,7 +67,11 @@ func PredictedVsObserved(observed, predicted []float64, title string) ([]byte, e
 
 	p.Add(diagonal, scatter)
 	p.Legend.Add("y = x", diagonal)
-	p.Legend.Add("samples", scatter)
+	if len(rows) < len(observed) {
+		p.Legend.Add(fmt.Sprintf("samples (%d of %d shown)", len(rows), len(observed)), scatter)
+	} else {
+		p.Legend.Add("samples", scatter)
+	}
 	p.Legend.Top, p.Legend.Left = true, true
 	// Same range on both axes, so the diagonal sits at 45 degrees, padded
 	// so that extreme points are not cut by the axes.
