@@ -208,6 +208,7 @@ func claimObject(run *discov1.Run, id string, c *engine.Claim, ledgerEntryID str
 				ConstraintsSatisfied: limit(c.Scope.ConstraintsSatisfied, 64)},
 			Evidence:               &apiextensionsv1.JSON{Raw: evidence},
 			Expression:             truncate(c.Expression, 4096),
+			Target:                 truncate(c.Target, 256),
 			Variables:              limit(c.Variables, 256),
 			Cause:                  truncate(c.Cause, 256),
 			Effect:                 truncate(c.Effect, 256),

@@ -70,6 +70,10 @@ type ClaimSpec struct {
 	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Expression string `json:"expression,omitempty"`
+	// Target is the variable a law explains: a column, or "dx/dt" for an equation of motion.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Target string `json:"target,omitempty"`
 	// Variables are the columns the expression uses.
 	// +kubebuilder:validation:MaxItems=256
 	// +optional

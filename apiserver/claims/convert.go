@@ -34,6 +34,7 @@ type Claim struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	// Law and conservation claims.
 	Expression string   `json:"expression,omitempty"`
+	Target     string   `json:"target,omitempty" doc:"Law claims: the variable the expression explains, a column or dx/dt for an equation of motion."`
 	Variables  []string `json:"variables,omitempty"`
 	// Causal claims.
 	Cause               string   `json:"cause,omitempty"`
@@ -89,6 +90,7 @@ func Of(c *discov1.Claim) Claim {
 		ProjectID:           c.Spec.ProjectID,
 		CreatedAt:           resource.UTC(c.CreationTimestamp),
 		Expression:          c.Spec.Expression,
+		Target:              c.Spec.Target,
 		Variables:           c.Spec.Variables,
 		Cause:               c.Spec.Cause,
 		Effect:              c.Spec.Effect,

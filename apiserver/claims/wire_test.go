@@ -109,9 +109,8 @@ func TestClaimFieldsMatchEngineAndCRD(t *testing.T) {
 	// Set by the facade and the controllers, from the object's metadata and status.
 	facade := []string{"id", "tier", "ledger_entry_id", "run_id", "campaign_id", "project_id", "created_at",
 		"previous_tier", "promoted_at", "promoted_by"}
-	// The engine's evidence is stored as given (compared in TestEvidenceFieldsMatchEngine);
-	// target, the explained variable of a law, is not part of the contract's claim.
-	if d := jsonshape.Diff(engineClaim, wire, append(facade, "evidence", "target")...); len(d) > 0 {
+	// The engine's evidence is stored as given (compared in TestEvidenceFieldsMatchEngine).
+	if d := jsonshape.Diff(engineClaim, wire, append(facade, "evidence")...); len(d) > 0 {
 		t.Errorf("engine.Claim (-) and the wire Claim (+) differ: %v", d)
 	}
 	// The CRD keeps evidence as the engine's JSON, and negative_controls_passed copied out
