@@ -148,9 +148,18 @@ func (d *Dashboard) routes() {
 		if !strings.HasPrefix(r.URL.Path, "/static/") {
 			h.Set("Cache-Control", "no-store")
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			// A body must keep coming: a form within bodyStall; an upload's reads are
+			// bounded from then on by the facade's own deadlines (api.WithDeadlines).
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyStall))
+		}
 		m.ServeHTTP(w, r)
 	}))
 }
+
+// bodyStall bounds the wait for a request body, as the facade's body stall timeout does
+// for its own requests (issue 17: slow bodies must not hold connections).
+const bodyStall = 30 * time.Second
 
 func staticHandler(root fs.FS) http.Handler {
 	fsrv := http.FileServerFS(root)

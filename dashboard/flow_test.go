@@ -196,6 +196,18 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	b.page("13-claim-promoted")
 
+	// A causal run: its claim page shows the run's causal graph.
+	b.do("submit a causal run", chromedp.Navigate(campaignURL+"/runs/new"), chromedp.WaitVisible(css(`#run-form`)),
+		chromedp.SetValue(css(`#r-mode`), "causal"),
+		chromedp.SetValue(css(`#r-ds`), datasetID),
+		chromedp.Submit(css(`#run-form`)),
+		chromedp.WaitVisible(css(`#run-live`)))
+	b.waitFor("the causal run completes", `document.getElementById('run-live').dataset.status === 'completed'`, 5*time.Minute)
+	b.do("open the causal claim", chromedp.Click(css(`#run-live .facts a[href*="/claims/"]`)), chromedp.WaitVisible(css(`#tier-form`)))
+	b.waitFor("the causal graph loads", `(() => { const i = document.querySelector('.figures img[alt^="Causal graph"]');
+		return !!i && i.complete && i.naturalWidth > 0 })()`, time.Minute)
+	b.page("13-causal-claim")
+
 	b.do("list claims", chromedp.Navigate(base+"/projects/"+pid+"/claims?type=law&sort=score&order=desc"), chromedp.WaitVisible(css(`main table`)))
 	b.page("14-claims")
 
