@@ -7,47 +7,41 @@ import (
 	"math"
 )
 
-// Layout constants for GraphSVG, in SVG user units (pixels).
+// Drawing constants for GraphSVG, in SVG user units (pixels).
 const (
 	nodeRadius   = 22.0
-	graphMargin  = 90.0 // room for names that stick out of the circle
-	minRing      = 110.0
-	ringPerNode  = 18.0 // ring radius grows with the node count
 	curveOffset  = 24.0 // bend of parallel and opposite edges
 	selfLoopSize = 34.0
 )
 
-// GraphSVG draws the graph as an SVG document with the nodes evenly spaced on
-// a circle (first node at the top, then clockwise), directed edges as arrows
-// and undirected edges as plain lines, and edge labels at their midpoints.
-// Edges that share a pair of nodes are bent apart so that none hides another.
-// Names and labels are XML-escaped.
+// GraphSVG draws the graph as an SVG document laid out top-down in layers
+// (see layeredLayout: causes above their effects, few crossings), directed
+// edges as arrows and undirected edges as plain lines, and edge labels at
+// their midpoints. Edges that share a pair of nodes are bent apart so that
+// none hides another. Names and labels are XML-escaped.
 func GraphSVG(nodes []string, edges []GraphEdge) ([]byte, error) {
 	index, err := checkGraph(nodes, edges)
 	if err != nil {
 		return nil, err
 	}
-	ring := math.Max(minRing, ringPerNode*float64(len(nodes)))
-	if len(nodes) == 1 {
-		ring = 0
+	ends := make([][2]int, len(edges))
+	directed := make([]bool, len(edges))
+	for k, e := range edges {
+		ends[k], directed[k] = [2]int{index[e.From], index[e.To]}, e.Directed
 	}
-	size := 2 * (ring + graphMargin)
-	centre := size / 2
-	pos := make([]point, len(nodes))
-	for i := range nodes {
-		angle := 2*math.Pi*float64(i)/float64(len(nodes)) - math.Pi/2
-		pos[i] = point{centre + ring*math.Cos(angle), centre + ring*math.Sin(angle)}
-	}
+	lay := layeredLayout(nodes, ends, directed)
+	pos := lay.pos
+	width, height := lay.width, lay.height
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", size, size, size, size)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333"/></marker></defs>` + "\n")
 	b.WriteString(`<g class="edges" stroke="#333" stroke-width="1.5" fill="none">` + "\n")
 	pairs := countPairs(edges)
 	seen := make(map[[2]string]int)
 	var labels bytes.Buffer
-	for _, e := range edges {
+	for k, e := range edges {
 		from, to := index[e.From], index[e.To]
 		key := pairKey(e.From, e.To)
 		nth := seen[key]
@@ -55,7 +49,10 @@ func GraphSVG(nodes []string, edges []GraphEdge) ([]byte, error) {
 		var path string
 		var mid point
 		if from == to {
-			path, mid = selfLoop(pos[from], point{centre, centre})
+			// On the right of the node, away from a point to its left.
+			path, mid = selfLoop(pos[from], point{pos[from].x - 1, pos[from].y})
+		} else if via := lay.via[k]; len(via) > 0 {
+			path, mid = polylinePath(pos[from], pos[to], via, bendFor(nth, pairs[key]))
 		} else {
 			bend := bendFor(nth, pairs[key])
 			if e.From > e.To {
@@ -122,6 +119,27 @@ func bendFor(nth, total int) float64 {
 	return (float64(nth) - float64(total-1)/2) * curveOffset
 }
 
+// polylinePath returns a path from the rim of the node at a through via to
+// the rim of the node at b, its inner points moved sideways by bend, and the
+// path's midpoint.
+func polylinePath(a, b point, via []point, bend float64) (string, point) {
+	pts := make([]point, 0, len(via)+2)
+	for _, p := range via {
+		pts = append(pts, point{p.x + bend, p.y})
+	}
+	start, end := towards(a, pts[0], nodeRadius), towards(b, pts[len(pts)-1], nodeRadius)
+	pts = append(append([]point{start}, pts...), end)
+	var path bytes.Buffer
+	for i, p := range pts {
+		if i == 0 {
+			fmt.Fprintf(&path, "M %.2f %.2f", p.x, p.y)
+		} else {
+			fmt.Fprintf(&path, " L %.2f %.2f", p.x, p.y)
+		}
+	}
+	return path.String(), polylineMid(pts)
+}
+
 // edgePath returns a quadratic Bézier path from the rim of the node at a to
 // the rim of the node at b, bent sideways by bend, and the curve's midpoint.
 func edgePath(a, b point, bend float64) (string, point) {
@@ -140,8 +158,7 @@ func edgePath(a, b point, bend float64) (string, point) {
 	return fmt.Sprintf("M %.2f %.2f Q %.2f %.2f %.2f %.2f", start.x, start.y, ctrl.x, ctrl.y, end.x, end.y), mid
 }
 
-// selfLoop returns a loop on the outer side of the node at p (away from the
-// layout centre c) and the loop's outermost point for its label.
+// selfLoop returns a loop on the side of the node at p away from c and the loop's outermost point for its label.
 func selfLoop(p, c point) (string, point) {
 	dx, dy := p.x-c.x, p.y-c.y
 	if d := math.Hypot(dx, dy); d > 0 {
