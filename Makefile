@@ -77,8 +77,9 @@ verify-python-models: ## Fail when the Python client's generated models are stal
 
 .PHONY: bench bench-engine bench-api
 bench: bench-engine bench-api ## Benchmarks (not part of make test).
-bench-engine:
+bench-engine: bench-dynamics
 	@if [ -x test/bench/run-engine.sh ]; then test/bench/run-engine.sh; else go test -run '^$$' -bench . -benchtime 1x ./engine/...; fi
+bench-dynamics: ; test/bench/dynamics/run.sh # equations of motion against pysindy, a few minutes (test/bench/README.md, "dynamics")
 bench-api:
 	@if [ -x test/bench/run-api.sh ]; then test/bench/run-api.sh; else echo "bench-api: not implemented yet (facade issue)"; exit 2; fi
 bench-cluster: ; go run ./test/bench/cluster -creds $(CLUSTER_DIR)/credentials.json -out $(CLUSTER_DIR)/bench.json $(BENCH_CLUSTER_ARGS) # the cluster of `make cluster-up`: latency, a burst under a pod quota, memory (test/bench/README.md)
