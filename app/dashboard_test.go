@@ -19,11 +19,7 @@ import (
 func TestDevDashboardUserKeepsItsPassword(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "disco.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqliteStore(t, dir)
 	const tenant = "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
 	user, password, err := devDashboardUser(ctx, st, tenant, dir)
 	if err != nil || user == "" || password == "" {
@@ -52,11 +48,7 @@ func TestDevDashboardUserKeepsItsPassword(t *testing.T) {
 func TestWithDashboardRoutes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "disco.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqliteStore(t, dir)
 	keyPath := filepath.Join(dir, "ledger.key")
 	if err := os.WriteFile(keyPath, []byte("a-ledger-key-file-of-enough-length-for-hkdf"), 0o600); err != nil {
 		t.Fatal(err)
@@ -75,4 +67,14 @@ func TestWithDashboardRoutes(t *testing.T) {
 			t.Errorf("GET %s = %d, want %d", path, rec.Code, want)
 		}
 	}
+}
+
+func sqliteStore(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, "disco.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

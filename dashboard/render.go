@@ -165,30 +165,27 @@ func parsePages() (map[string]*pageTemplate, error) {
 	return out, nil
 }
 
-// render writes a whole page (or, for an htmx request that asks for it, only the named
-// fragment).
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+// render writes a whole page: the layout around the page's content.
+func (d *Dashboard) render(w http.ResponseWriter, _ *http.Request, status int, name string, p *page) {
 	pt, ok := d.pages[name]
 	if !ok {
 		panic("dashboard: no template " + name)
 	}
-	var buf bytes.Buffer
-	if err := pt.t.ExecuteTemplate(&buf, "layout", p); err != nil {
-		d.log.Error(err, "dashboard: render", "template", name)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	d.execute(w, status, pt.t, "layout", p)
 }
 
 // fragment writes one named template of the partials (an htmx swap).
 func (d *Dashboard) fragment(w http.ResponseWriter, status int, name string, data any) {
+	d.execute(w, status, d.pages["partials"].t, name, data)
+}
+
+// execute renders into a buffer first, so a template error is a clean 500 and not half a
+// page.
+func (d *Dashboard) execute(w http.ResponseWriter, status int, t *template.Template, name string, data any) {
 	var buf bytes.Buffer
-	if err := d.pages["partials"].t.ExecuteTemplate(&buf, name, data); err != nil {
-		d.log.Error(err, "dashboard: render", "fragment", name)
-		http.Error(w, "the fragment could not be rendered", http.StatusInternalServerError)
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		d.log.Error(err, "dashboard: render", "template", name)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
