@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +72,7 @@ func (m *dynamicsMode) discover(ctx context.Context) error {
 	for s := range res.Equations {
 		m.addClaim(m.claim(res, s, nulls))
 	}
+	m.plotDynamics(traj, res)
 	return conserved(ctx, m.runner)
 }
 
@@ -123,19 +126,7 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 		ctx, cancel = context.WithDeadline(ctx, m.timeout)
 		defer cancel()
 	}
-	groups := map[string][]int{}
-	for i := range traj.Time {
-		label := ""
-		if traj.Trajectory != nil {
-			label = traj.Trajectory[i]
-		}
-		groups[label] = append(groups[label], i)
-	}
-	labels := make([]string, 0, len(groups))
-	for l := range groups {
-		labels = append(labels, l)
-	}
-	sort.Strings(labels)
+	labels, groups := trajectoryGroups(traj)
 	rng := m.rng(ControlTimeShuffle)
 	progress := m.track.progressFunc(0, 1)
 	var out []shuffled
@@ -246,28 +237,70 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim
 	}
 }
 
-// termShape reads a library term's name as engine/dynamics prints it (a
-// product of "v", "v^k", "sin(v)" and "cos(v)", or "1") and returns its
-// complexity as engine/dynamics counts it (the total degree; 2 for sin and
-// cos) and the variables of names it uses.
-func termShape(term string, names []string) (complexity int, used []string) {
+// termFactor is one factor of a library term: fn(z[j])^pow with fn "",
+// "sin" or "cos".
+type termFactor struct {
+	fn       string
+	j, power int
+}
+
+// parseTerm reads a library term's name as engine/dynamics prints it, a
+// product of "v", "v^k", "sin(v)" and "cos(v)" over names, or "1" (no
+// factor); ok is false when a factor names no variable of names.
+func parseTerm(term string, names []string) (factors []termFactor, ok bool) {
 	if term == "1" {
-		return 1, nil
+		return nil, true
 	}
-	for _, factor := range strings.Split(term, "*") {
-		base, pow, _ := strings.Cut(factor, "^")
-		k, err := strconv.Atoi(pow)
-		if err != nil {
-			k = 1
+	for _, raw := range strings.Split(term, "*") {
+		f := termFactor{power: 1}
+		base, pow, hasPow := strings.Cut(raw, "^")
+		if k, err := strconv.Atoi(pow); hasPow && err == nil && k > 0 {
+			f.power = k
 		}
-		for _, fn := range []string{"sin(", "cos("} {
-			if strings.HasPrefix(base, fn) && strings.HasSuffix(base, ")") {
-				base, k = base[len(fn):len(base)-1], 2
+		for _, fn := range []string{"sin", "cos"} {
+			if strings.HasPrefix(base, fn+"(") && strings.HasSuffix(base, ")") {
+				f.fn, base = fn, base[len(fn)+1:len(base)-1]
 			}
 		}
-		complexity += k
-		if contains(names, base) && !contains(used, base) {
-			used = append(used, base)
+		if f.j = slices.Index(names, base); f.j < 0 {
+			return nil, false
+		}
+		factors = append(factors, f)
+	}
+	return factors, true
+}
+
+// evalTerm is the term's value at z.
+func evalTerm(factors []termFactor, z []float64) float64 {
+	v := 1.0
+	for _, f := range factors {
+		x := z[f.j]
+		switch f.fn {
+		case "sin":
+			x = math.Sin(x)
+		case "cos":
+			x = math.Cos(x)
+		}
+		for range f.power {
+			v *= x
+		}
+	}
+	return v
+}
+
+// termShape returns a library term's complexity as engine/dynamics counts
+// it (the total degree, 2 for sin and cos, 1 for the constant) and the
+// variables of names it uses.
+func termShape(term string, names []string) (complexity int, used []string) {
+	factors, _ := parseTerm(term, names)
+	for _, f := range factors {
+		if f.fn != "" {
+			complexity += 2
+		} else {
+			complexity += f.power
+		}
+		if !contains(used, names[f.j]) {
+			used = append(used, names[f.j])
 		}
 	}
 	return max(complexity, 1), used

@@ -105,6 +105,15 @@ func TestDynamicsLotkaVolterra(t *testing.T) {
 			t.Errorf("%s: scope variables %v start with another state", target, c.Scope.Variables)
 		}
 	}
+	plotted := false
+	for _, a := range res.Artifacts {
+		if a.Name == "dynamics-simulation.svg" {
+			plotted = a.Kind == KindPlot && a.Size > 0 && a.Size < 1<<20 && strings.Contains(string(a.Content), "<svg")
+		}
+	}
+	if !plotted {
+		t.Error("no bounded dynamics-simulation.svg plot among the artifacts")
+	}
 	if !slices.Equal(res.Summary.Targets, []string{"x", "y"}) || len(res.Summary.Features) != 0 {
 		t.Errorf("summary targets %v, features %v; want states x, y and no inputs", res.Summary.Targets, res.Summary.Features)
 	}
