@@ -37,6 +37,19 @@ func TestDiscoverConservationWithLogarithms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	found := conservationClaim(t, res)
+	if !strings.Contains(found.Expression, "log(x)") || !strings.Contains(found.Expression, "log(y)") {
+		t.Fatalf("expression %q, want the Lotka–Volterra integral", found.Expression)
+	}
+	if *found.Evidence.RelativeVariation > 0.001 || !found.Evidence.NegativeControlsPassed {
+		t.Fatalf("%s: evidence %+v", found.Expression, found.Evidence)
+	}
+}
+
+// conservationClaim returns the run's last conservation claim and fails the
+// test when there is none.
+func conservationClaim(t *testing.T, res *Result) *Claim {
+	t.Helper()
 	var found *Claim
 	for i, c := range res.Claims {
 		if c.Type == ClaimConservation {
@@ -46,10 +59,5 @@ func TestDiscoverConservationWithLogarithms(t *testing.T) {
 	if found == nil {
 		t.Fatalf("no conservation claim among %d claims", len(res.Claims))
 	}
-	if !strings.Contains(found.Expression, "log(x)") || !strings.Contains(found.Expression, "log(y)") {
-		t.Fatalf("expression %q, want the Lotka–Volterra integral", found.Expression)
-	}
-	if *found.Evidence.RelativeVariation > 0.001 || !found.Evidence.NegativeControlsPassed {
-		t.Fatalf("%s: evidence %+v", found.Expression, found.Evidence)
-	}
+	return found
 }

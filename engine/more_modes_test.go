@@ -93,15 +93,7 @@ func TestDiscoverConservationAlongTrajectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found *Claim
-	for i, c := range res.Claims {
-		if c.Type == ClaimConservation {
-			found = &res.Claims[i]
-		}
-	}
-	if found == nil {
-		t.Fatalf("no conservation claim among %d claims", len(res.Claims))
-	}
+	found := conservationClaim(t, res)
 	t.Logf("%s rv %.2g controls %+v score %.3f", found.Expression, *found.Evidence.RelativeVariation, found.Evidence.NegativeControls, found.Score)
 	if !strings.Contains(found.Expression, "x^2") || !strings.Contains(found.Expression, "v^2") {
 		t.Fatalf("expression %q, want x^2 + v^2", found.Expression)
