@@ -36,7 +36,7 @@ chromium: ; hack/install-chromium.sh ## Install headless Chromium (Debian packag
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from the Go markers.
-	$(CONTROLLER_GEN) rbac:roleName=disco-manager crd:allowDangerousTypes=true,maxDescLen=400 webhook paths="./api/..." paths="./controllers/..." paths="./admission/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac output:webhook:artifacts:config=config/webhook
+	$(CONTROLLER_GEN) rbac:roleName=disco-manager crd:allowDangerousTypes=true,maxDescLen=400 webhook paths="./api/..." paths="./controllers/..." paths="./runexec/..." paths="./admission/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
 generate: controller-gen ## Generate deepcopy code.
