@@ -301,6 +301,12 @@ func extendedLibrarySize(nvars int) int {
 	return 2*nvars + nvars*(nvars-1) + 3*nvars*(nvars-1)/2
 }
 
+// maxExtendedLibraryTerms bounds the library of the extended stage, base
+// and extended terms together, so that its search stays cheap (it allows,
+// for example, four variables at degree 3 or five positive variables at
+// degree 2); beyond it only the first stage runs.
+const maxExtendedLibraryTerms = 100
+
 // extendedTolerance divides Options.Tolerance for quantities with an
 // extended term. The second stage tries every support of up to
 // maxSmallSupport terms, thousands more than sequential thresholding, so a

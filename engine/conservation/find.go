@@ -89,7 +89,7 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 	// their indices, since the extended terms are appended after them and
 	// newProblem drops the same constant terms.
 	extra := extendedTerms(X, names, groups)
-	if len(extra) == 0 || len(base)+len(extra) > maxLibraryTerms {
+	if len(extra) == 0 || len(base)+len(extra) > maxExtendedLibraryTerms {
 		return out, nil
 	}
 	q := newProblem(append(base, extra...), groups, len(trajectory))

@@ -75,6 +75,11 @@ func (p *problem) sparseCandidates(ctx context.Context, null [][]float64, tol fl
 		}
 	}
 	for _, k := range pool {
+		if p.states != nil && !p.terms[k].extended {
+			// In the extended stage every candidate holds an extended
+			// term, which can stand on the left-hand side itself.
+			continue
+		}
 		for _, lambda := range thresholds {
 			if err := ctx.Err(); err != nil {
 				return nil, err
