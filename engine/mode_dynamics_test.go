@@ -119,6 +119,45 @@ func TestDynamicsLotkaVolterra(t *testing.T) {
 	}
 }
 
+// Independent random walks follow no equation of motion: no law claim may
+// pass its controls.
+func TestDynamicsRandomWalksGiveNoPassingClaim(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	var traj, tm, a, b []float64
+	for k := range 4 {
+		va, vb := rng.NormFloat64(), rng.NormFloat64()
+		for i := range 120 {
+			va, vb = va+0.3*rng.NormFloat64(), vb+0.3*rng.NormFloat64()
+			traj, tm, a, b = append(traj, float64(k)), append(tm, 0.1*float64(i)), append(a, va), append(b, vb)
+		}
+	}
+	f := frameOf(t, []string{"traj", "t", "a", "b"}, traj, tm, a, b)
+	res, err := Discover(context.Background(), f, dynamicsSpec("time:t", "trajectory:traj", "dynamics:a,b"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPassingLaw(t, res)
+}
+
+// noPassingLaw fails when a law claim of res passed any control.
+func noPassingLaw(t *testing.T, res *Result) {
+	t.Helper()
+	laws := lawClaims(res)
+	if len(laws) != 2 {
+		t.Fatalf("law claims %v, want one per state", laws)
+	}
+	for target, c := range laws {
+		if c.Evidence.NegativeControlsPassed || c.Score > 0.5 {
+			t.Errorf("%s = %s passed: %+v, score %v", target, c.Expression, c.Evidence.NegativeControls, c.Score)
+		}
+		for name, r := range c.Evidence.NegativeControls {
+			if r.Passed {
+				t.Errorf("%s: control %s passed", target, name)
+			}
+		}
+	}
+}
+
 // Time-shuffled states carry no equation of motion: no law claim may pass
 // its controls.
 func TestDynamicsTimeShuffledDataGivesNoPassingClaim(t *testing.T) {
@@ -137,20 +176,7 @@ func TestDynamicsTimeShuffledDataGivesNoPassingClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	laws := lawClaims(res)
-	if len(laws) != 2 {
-		t.Fatalf("law claims %v, want one per state", laws)
-	}
-	for target, c := range laws {
-		if c.Evidence.NegativeControlsPassed || c.Score > 0.5 {
-			t.Errorf("%s = %s passed on time-shuffled data: %+v, score %v", target, c.Expression, c.Evidence.NegativeControls, c.Score)
-		}
-		for name, r := range c.Evidence.NegativeControls {
-			if r.Passed {
-				t.Errorf("%s: control %s passed on time-shuffled data", target, name)
-			}
-		}
-	}
+	noPassingLaw(t, res)
 }
 
 func TestDynamicsSpecErrors(t *testing.T) {
@@ -258,6 +284,35 @@ func TestDynamicsConstraintAbsentKeepsLawSearch(t *testing.T) {
 		}
 		if c.Evidence.SimulationHorizon != nil {
 			t.Errorf("claim %q carries dynamics evidence", c.Summary)
+		}
+	}
+}
+
+// An equation that fails engine/dynamics' acceptance rule fails both of
+// its controls, even when it beats every time-shuffled refit.
+func TestDynamicsClaimFailingAcceptanceFailsItsControls(t *testing.T) {
+	m := &dynamicsMode{&runner{
+		plan: &plan{constraints: &Constraints{}, targets: []string{"x"}},
+		data: &dataset{frame: frameOf(t, []string{"x"}, []float64{1, 2, 3})},
+	}}
+	nulls := make([]shuffled, timeShuffles)
+	for k := range nulls {
+		nulls[k] = shuffled{cvR2: []float64{0.1}, nrmse: 1.4}
+	}
+	for _, passed := range []bool{true, false} {
+		res := dynamics.Result{
+			Equations: []dynamics.Equation{{State: "x", Target: "dx/dt", Expression: "-x", Coefficients: map[string]float64{"x": -1},
+				CVR2: 0.99, Stability: 1, Passed: passed}},
+			Simulation: dynamics.Simulation{NRMSE: 0.05, Horizon: 5, PersistenceHorizon: 0.5},
+		}
+		c := m.claim(res, 0, nulls)
+		for name, r := range c.Evidence.NegativeControls {
+			if r.Passed != passed || r.PValue != 0.05 {
+				t.Errorf("acceptance %v: control %s = %+v, want passed %v at p = 0.05", passed, name, r, passed)
+			}
+		}
+		if c.Evidence.NegativeControlsPassed != passed || (c.Score > 0.5) != passed {
+			t.Errorf("acceptance %v: controls passed %v, score %v", passed, c.Evidence.NegativeControlsPassed, c.Score)
 		}
 	}
 }
