@@ -49,8 +49,8 @@ func GraphSVG(nodes []string, edges []GraphEdge) ([]byte, error) {
 		var path string
 		var mid point
 		if from == to {
-			// On the right of the node, away from a point to its left.
-			path, mid = selfLoop(pos[from], point{pos[from].x - 1, pos[from].y})
+			// Above the node, away from a point below it.
+			path, mid = selfLoop(pos[from], point{pos[from].x, pos[from].y + 1})
 		} else if via := lay.via[k]; len(via) > 0 {
 			path, mid = polylinePath(pos[from], pos[to], via, bendFor(nth, pairs[key]))
 		} else {

@@ -221,25 +221,26 @@ func layeredLayout(names []string, ends [][2]int, directed []bool) layout {
 	for _, row := range order {
 		widest = max(widest, len(row))
 	}
-	// The margin holds half a name, and on the right a self loop.
+	// The side margins hold half a name, the top a self loop (drawn above
+	// its node, in the gap between layers).
 	margin := max(layoutMargin, gap/2)
-	right := margin
+	top := layoutMargin
 	for _, e := range ends {
 		if e[0] == e[1] {
-			right = max(right, nodeRadius+2*selfLoopSize+layoutMargin/2)
+			top = max(top, nodeRadius+2*selfLoopSize+layoutMargin/4)
 		}
 	}
 	lay := layout{
 		pos:    make([]point, n),
 		via:    make([][]point, len(arcs)),
-		width:  margin + right + float64(max(widest-1, 0))*gap,
-		height: 2*layoutMargin + float64(layers-1)*layerGap,
+		width:  2*margin + float64(max(widest-1, 0))*gap,
+		height: top + layoutMargin + float64(layers-1)*layerGap,
 	}
 	xy := make([]point, nv)
 	for l, row := range order {
 		offset := margin + float64(widest-len(row))*gap/2
 		for i, v := range row {
-			xy[v] = point{offset + float64(i)*gap, layoutMargin + float64(l)*layerGap}
+			xy[v] = point{offset + float64(i)*gap, top + float64(l)*layerGap}
 		}
 	}
 	copy(lay.pos, xy[:n])
