@@ -85,7 +85,11 @@
 // statuses running, completed, skipped (neural_pretraining outside the
 // neural modes, symbolic_regression in neural mode) or failed, and progress
 // in [0, 1] that never decreases within a stage. The conservation search,
-// when asked for, runs at the end of negative_controls.
+// when asked for, runs at the end of negative_controls. In a dynamics run,
+// symbolic_regression is the sparse regression of engine/dynamics and
+// negative_controls its 19 time-shuffled refits; neither stops early at the
+// time limit with a partial result: a search that does not finish fails the
+// run, and shuffles that do not finish leave the controls failed.
 //
 // # Held-out rows and evidence
 //
