@@ -18,8 +18,7 @@ import (
 
 // ownArtifactKey is where the engine stores an artifact of run (issue 14 item 3).
 func ownArtifactKey(run *discov1.Run, tenantID, name string) string {
-	return blob.RunRef{TenantID: tenantID, Namespace: run.Namespace, Name: run.Name, UID: string(run.UID)}.
-		Artifact(ids.Derive(ids.Artifact, run.Name, name), name)
+	return blob.RunRefOf(tenantID, run, "").Artifact(ids.Derive(ids.Artifact, run.Name, name), name)
 }
 
 // runObject submits a run over REST and returns its object.
@@ -92,7 +91,7 @@ func TestArtifactContentStreamsOnlyTheRunsOwnBlobs(t *testing.T) {
 		"art_bbbbbbbbbbbbbbbbbbbbbbbbbb": foreignDataset,
 		"art_cccccccccccccccccccccccccc": sameNameB,
 		// Another tenant's key spelled under this run's prefix.
-		"art_dddddddddddddddddddddddddd": blob.RunRef{TenantID: env.tenantA, Namespace: run.Namespace, Name: run.Name, UID: string(run.UID)}.Prefix() + "../../../../../" + strings.TrimPrefix(sameNameB, "runs/"),
+		"art_dddddddddddddddddddddddddd": blob.RunRefOf(env.tenantA, run, "").Prefix() + "../../../../../" + strings.TrimPrefix(sameNameB, "runs/"),
 		// The layout before tenant scoping, while the run's results are scoped.
 		"art_eeeeeeeeeeeeeeeeeeeeeeeeee": blob.LegacyRunPrefix(run.Name) + "artifacts/art_x-graph.json",
 	}
@@ -104,7 +103,7 @@ func TestArtifactContentStreamsOnlyTheRunsOwnBlobs(t *testing.T) {
 		// The status claims a size; the header must come from the stored blob.
 		refs = append(refs, discov1.ArtifactRef{ID: id, Name: id + ".svg", SizeBytes: 1 << 20, Key: k})
 	}
-	setArtifacts(t, run, blob.RunRef{TenantID: env.tenantA, Namespace: run.Namespace, Name: run.Name, UID: string(run.UID)}.Results(), refs...)
+	setArtifacts(t, run, blob.RunRefOf(env.tenantA, run, "").Results(), refs...)
 
 	status, body, h := download(t, env.adminA, runPath, "art_aaaaaaaaaaaaaaaaaaaaaaaaaa")
 	if status != 200 || body != "<svg>" || h.Get("Content-Length") != "5" {

@@ -114,9 +114,7 @@ func (s *handlers) getArtifactContent(ctx context.Context, in *struct {
 	// when it is one of this run's own blobs, under the caller's tenant (issue 17 item 2),
 	// and take its length from the store.
 	_, t := auth.Who(ctx)
-	keys := blob.RunRef{TenantID: t.ID, Namespace: r.Namespace, Name: r.Name, UID: string(r.UID),
-		Created: r.CreationTimestamp.Time, StatusResultsKey: r.Status.ResultsKey}
-	rc, size, err := s.Blob.GetRun(ctx, keys, ref.Key)
+	rc, size, err := s.Blob.GetRun(ctx, blob.RunRefOf(t.ID, r, r.Status.ResultsKey), ref.Key)
 	switch {
 	case errors.Is(err, blob.ErrForeignKey):
 		s.Kit.Log.Info("warning: refused an artifact key outside the run's own prefix", "run", r.Namespace+"/"+r.Name,
