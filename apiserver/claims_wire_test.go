@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -74,6 +75,26 @@ func TestEvidenceSchemaIsTypedPerClaimType(t *testing.T) {
 		huma.Validate(reg, schema, huma.NewPathBuffer([]byte{}, 0), huma.ModeReadFromServer, v, res)
 		if valid := len(res.Errors) == 0; valid != c.valid {
 			t.Errorf("%s: %s valid = %v, want %v (%v)", c.name, b, valid, c.valid, res.Errors)
+		}
+	}
+}
+
+// A claim's evidence property is described as what its schema is, anyOf the three claim
+// types' evidence: a field doc would replace Evidence.Schema's description in the document.
+func TestClaimEvidenceDescriptionNamesItsTypedSchemas(t *testing.T) {
+	doc := call(t, "GET", "/v1/openapi.json", "", nil).expect(t, 200).JSON
+	claim := doc["components"].(map[string]any)["schemas"].(map[string]any)["Claim"].(map[string]any)
+	evidence := claim["properties"].(map[string]any)["evidence"].(map[string]any)
+	desc, _ := evidence["description"].(string)
+	anyOf, _ := evidence["anyOf"].([]any)
+	if len(anyOf) != 3 {
+		t.Fatalf("Claim.evidence = %v, want anyOf the three claim types' evidence", evidence)
+	}
+	for _, s := range anyOf {
+		ref, _ := s.(map[string]any)["$ref"].(string)
+		name := ref[len("#/components/schemas/"):]
+		if !strings.Contains(desc, name) {
+			t.Errorf("Claim.evidence description %q does not name %s, one of its anyOf schemas", desc, name)
 		}
 	}
 }

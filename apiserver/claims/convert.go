@@ -26,7 +26,7 @@ type Claim struct {
 	Summary       string     `json:"summary"`
 	Score         float64    `json:"score" minimum:"0" maximum:"1" doc:"Truth Dial score."`
 	Scope         ClaimScope `json:"scope"`
-	Evidence      Evidence   `json:"evidence" doc:"Per type: r_squared, cross_validation_score (law); causal_confidence, effect_strength or granger_score, intervention_effect_size (causal); relative_variation, trajectories (conservation); negative_controls_passed always."`
+	Evidence      Evidence   `json:"evidence"` // described by Evidence.Schema: a doc tag here would replace it
 	LedgerEntryID string     `json:"ledger_entry_id"`
 	RunID         string     `json:"run_id"`
 	CampaignID    string     `json:"campaign_id"`

@@ -60,8 +60,10 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 // 2020-12 section 10.2.1.2).
 func (Evidence) Schema(r huma.Registry) *huma.Schema {
 	return &huma.Schema{
-		Description: "The measurements behind the claim, by claim type: LawEvidence, CausalEvidence or " +
-			"ConservationEvidence. negative_controls_passed is always present.",
+		Description: "The measurements behind the claim, shaped by the claim's type: LawEvidence for a law " +
+			"claim, CausalEvidence for a causal one, ConservationEvidence for a conservation one. " +
+			"negative_controls_passed is always present; every other measure is optional, since claims " +
+			"stored by older engines may lack it.",
 		AnyOf: []*huma.Schema{
 			r.Schema(reflect.TypeFor[LawEvidence](), true, ""),
 			r.Schema(reflect.TypeFor[CausalEvidence](), true, ""),

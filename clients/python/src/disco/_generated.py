@@ -900,9 +900,25 @@ class LawEvidence(DiscoModel):
     """
     Whether the claim passed all of its negative controls.
     """
+    persistence_horizon: float | None = None
+    """
+    The same horizon for the persistence forecast x(t) = x(t0).
+    """
     r_squared: float | None = None
     """
     R² of the law over all rows.
+    """
+    simulation_horizon: float | None = None
+    """
+    Median time the system, simulated from held-out initial conditions, follows the held-out trajectories.
+    """
+    simulation_nrmse: float | None = None
+    """
+    Median normalised RMS error of the held-out simulations.
+    """
+    term_inclusion: dict[str, float] | None = None
+    """
+    Share of the ensemble's refits that select each term.
     """
 
 
@@ -1078,7 +1094,7 @@ class Claim(DiscoModel):
     effect: str | None = None
     evidence: LawEvidence | CausalEvidence | ConservationEvidence | None = None
     """
-    Per type: r_squared, cross_validation_score (law); causal_confidence, effect_strength or granger_score, intervention_effect_size (causal); relative_variation, trajectories (conservation); negative_controls_passed always.
+    The measurements behind the claim, shaped by the claim's type: LawEvidence for a law claim, CausalEvidence for a causal one, ConservationEvidence for a conservation one. negative_controls_passed is always present; every other measure is optional, since claims stored by older engines may lack it.
     """
     expression: str | None = None
     id: str | None = Field(None, examples=["clm_abcdefghijklmnopqrstuvwxyz"])
@@ -1095,6 +1111,10 @@ class Claim(DiscoModel):
     Truth Dial score.
     """
     summary: str | None = None
+    target: str | None = None
+    """
+    Law claims: the variable the expression explains, a column or dx/dt for an equation of motion.
+    """
     temporal_scope: str | None = None
     tier: str | None = None
     type: str | None = None
