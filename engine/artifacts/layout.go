@@ -25,6 +25,11 @@ import (
 //     crossings seen is kept.
 //  5. Coordinates: layers layerGap apart, nodes in a layer nodeGap apart and
 //     centred on the widest layer.
+//
+// The layout is computed here rather than by Graphviz: its pure-Go binding
+// (github.com/goccy/go-graphviz, Graphviz compiled to WebAssembly) compiles
+// its module when the package is loaded, in every binary that imports it,
+// and shares one module instance across the process.
 const (
 	layerGap     = 110.0
 	minNodeGap   = 80.0
