@@ -129,7 +129,11 @@ func TestDashboardInChromium(t *testing.T) {
 	b.page("07-upload-refused")
 
 	// Submit a run: first with a complexity the API refuses (its message shows at the field).
-	b.do("open the run form", chromedp.Navigate(campaignURL+"/runs/new"), chromedp.WaitVisible(css(`#run-form`)))
+	b.do("open the run form from the dataset", chromedp.Navigate(base+"/projects/"+pid+"/datasets/"+datasetID),
+		chromedp.Click(css(`ul.runlinks a`)), chromedp.WaitVisible(css(`#run-form`)))
+	if got, _ := chromedp.Run(b.ctx, chromedp.Value(css(`#r-ds`))); got != datasetID {
+		t.Errorf("the run form opened from the dataset has dataset %q selected, want %s", got, datasetID)
+	}
 	b.do("submit an invalid run",
 		chromedp.SetValue(css(`#r-mode`), "symbolic"),
 		chromedp.SetValue(css(`#r-ds`), datasetID),

@@ -125,10 +125,11 @@ func (c *call) uploadFailed(status int, msg string) error {
 }
 
 type datasetView struct {
-	P       *api.Project
-	DS      api.Dataset
-	Profile *api.Profile
-	Base    string
+	P         *api.Project
+	DS        api.Dataset
+	Profile   *api.Profile
+	Base      string
+	Campaigns []api.Campaign // active campaigns a run on this dataset can go to
 }
 
 func (c *call) datasetView() (*datasetView, error) {
@@ -164,6 +165,11 @@ func (d *Dashboard) dataset(c *call) error {
 	if v.P, err = c.project(); err != nil {
 		return err
 	}
+	var camps api.List[api.Campaign]
+	if err := c.get("/projects/"+v.P.ID+"/campaigns", queryOf("status", "active", "limit", "100"), &camps); err != nil {
+		return err
+	}
+	v.Campaigns = camps.Data
 	return c.show(http.StatusOK, "dataset.html", &page{Title: v.DS.Name, Project: v.P, Section: "datasets", Data: v})
 }
 
