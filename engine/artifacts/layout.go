@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -201,7 +202,7 @@ func layeredLayout(names []string, ends [][2]int, directed []bool) layout {
 					bary[v] = s / float64(len(nbrs[v]))
 				}
 			}
-			slices.SortStableFunc(row, func(a, b int) int { return cmpFloat(bary[a], bary[b]) })
+			slices.SortStableFunc(row, func(a, b int) int { return cmp.Compare(bary[a], bary[b]) })
 			for i, v := range row {
 				position[v] = float64(i)
 			}

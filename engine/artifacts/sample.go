@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"math/rand/v2"
@@ -48,7 +49,7 @@ func plotSample(observed, predicted []float64) []int {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		if c := cmpFloat(predicted[a], predicted[b]); c != 0 {
+		if c := cmp.Compare(predicted[a], predicted[b]); c != 0 {
 			return c
 		}
 		return a - b
@@ -65,16 +66,6 @@ func plotSample(observed, predicted []float64) []int {
 	}
 	slices.Sort(rows)
 	return rows
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // residualHeap is a min-heap of rows by |residual| (then by descending row),
