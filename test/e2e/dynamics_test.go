@@ -64,6 +64,14 @@ func TestDynamicsOverREST(t *testing.T) {
 	if status := a.runEnded(runPath, 3*time.Minute); status["status"] != "completed" {
 		t.Fatalf("run ended %v", status)
 	}
+	plotted := false
+	for _, art := range a.must(200, "GET", runPath+"/artifacts", nil)["data"].([]any) {
+		art := art.(map[string]any)
+		plotted = plotted || art["name"] == "dynamics-simulation.svg" && art["kind"] == "plot"
+	}
+	if !plotted {
+		t.Error("no dynamics-simulation.svg plot among the run's artifacts")
+	}
 	list := a.must(200, "GET", "/projects/"+pid+"/claims?type=law&run_id="+run["id"].(string)+"&limit=100", nil)
 	laws := map[string]map[string]any{}
 	for _, c := range list["data"].([]any) {
