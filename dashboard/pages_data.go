@@ -158,18 +158,20 @@ func (d *Dashboard) dataset(c *call) error {
 	if err != nil {
 		return err
 	}
+	if v.P, err = c.project(); err != nil {
+		return err
+	}
+	if v.DS.Status == "ready" {
+		var camps api.List[api.Campaign]
+		if err := c.get("/projects/"+v.P.ID+"/campaigns", queryOf("status", "active", "limit", "100"), &camps); err != nil {
+			return err
+		}
+		v.Campaigns = camps.Data
+	}
 	if c.r.Header.Get("HX-Request") != "" {
 		d.fragment(c.w, http.StatusOK, "datasetlive", v)
 		return nil
 	}
-	if v.P, err = c.project(); err != nil {
-		return err
-	}
-	var camps api.List[api.Campaign]
-	if err := c.get("/projects/"+v.P.ID+"/campaigns", queryOf("status", "active", "limit", "100"), &camps); err != nil {
-		return err
-	}
-	v.Campaigns = camps.Data
 	return c.show(http.StatusOK, "dataset.html", &page{Title: v.DS.Name, Project: v.P, Section: "datasets", Data: v})
 }
 
