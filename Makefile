@@ -31,8 +31,10 @@ build: generate dashboard-assets ## Build bin/disco.
 	go build -o $(LOCALBIN)/disco .
 
 .PHONY: dashboard-assets chromium
-dashboard-assets: ; dashboard/web/vendor.sh ## Vendor the dashboard's htmx from npm at the lockfile's version.
-chromium: ; hack/install-chromium.sh ## Install headless Chromium (Debian package) for the dashboard's browser tests.
+dashboard-assets: ## Vendor the dashboard's htmx from npm at the lockfile's version.
+	dashboard/web/vendor.sh
+chromium: ## Install headless Chromium (Debian package) for the dashboard's browser tests.
+	hack/install-chromium.sh
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from the Go markers.
@@ -111,7 +113,7 @@ docker-build: ## Build the image (needs a Docker engine).
 	docker build -t $(IMG) .
 
 .PHONY: image
-image: ## Build the disco image and the pod sandbox (pause) image as OCI archives in bin/image, without Docker.
+image: dashboard-assets ## Build the disco image and the pod sandbox (pause) image as OCI archives in bin/image, without Docker.
 	@mkdir -p $(IMAGE_DIR)
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(IMAGE_DIR)/disco .
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(IMAGE_DIR)/pause ./hack/image/pause
