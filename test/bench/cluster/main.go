@@ -32,6 +32,7 @@ type options struct {
 	burstPods    int
 	memRuns      int
 	memClaims    int
+	memBudget    time.Duration
 	workers      int
 	timeout      time.Duration
 	managerNS    string
@@ -59,6 +60,7 @@ func main() {
 	flag.IntVar(&o.burstPods, "burst-pods", 4, "the tenant's ResourceQuota of pods during the burst (spec.quota.pods)")
 	flag.IntVar(&o.memRuns, "memory-runs", 10000, "Runs created for the memory figure")
 	flag.IntVar(&o.memClaims, "memory-claims", 100000, "Claims created for the memory figure")
+	flag.DurationVar(&o.memBudget, "memory-budget", time.Hour, "stop writing the memory scenario's objects after this long, and measure what is there")
 	flag.IntVar(&o.workers, "workers", 32, "concurrent API writers in the memory scenario")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.StringVar(&o.managerNS, "manager-namespace", "disco-system", "the manager's namespace")

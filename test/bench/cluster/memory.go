@@ -96,8 +96,10 @@ func (b *bench) memory(ctx context.Context) (map[string]any, error) {
 			}
 		}()
 	}
-	progress := time.NewTicker(30 * time.Second)
+	progress := time.NewTicker(time.Minute)
 	defer progress.Stop()
+	var growth []map[string]any
+	budget := time.After(b.o.memBudget)
 feed:
 	for i := range b.o.memRuns {
 		select {
@@ -106,8 +108,14 @@ feed:
 			close(work)
 			wg.Wait()
 			return figures, err
+		case <-budget:
+			figures["stopped_at_budget"] = b.o.memBudget.String()
+			break feed
 		case <-progress.C:
-			fmt.Printf("   %d runs, %d claims after %.0fs (load %s)\n", runsMade.Load(), claimsMade.Load(), time.Since(start).Seconds(), loadavg())
+			g := map[string]any{"seconds": time.Since(start).Seconds(), "runs": runsMade.Load(), "claims": claimsMade.Load(),
+				"load": loadavg(), "pods": b.managerMemory(ctx)}
+			growth = append(growth, g)
+			fmt.Printf("   %v\n", g)
 			select {
 			case work <- i:
 			case <-ctx.Done():
@@ -115,6 +123,7 @@ feed:
 			}
 		}
 	}
+	figures["while_writing"] = growth
 	close(work)
 	wg.Wait()
 	close(errs)
@@ -133,6 +142,13 @@ feed:
 		time.Sleep(20 * time.Second)
 	}
 	figures["manager_after"] = samples
+	for kind, key := range map[string]string{"ClaimList": "claims_in_the_cluster", "RunList": "runs_in_the_cluster"} {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(discov1.GroupVersion.WithKind(kind))
+		if err := b.kube.List(ctx, list); err == nil {
+			figures[key] = len(list.Items)
+		}
+	}
 	claims := &discov1.ClaimList{}
 	if err := b.kube.List(ctx, claims, client.InNamespace(ns)); err == nil {
 		recorded := 0
