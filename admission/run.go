@@ -14,7 +14,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/governance"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/runspec"
 )
 
@@ -46,7 +45,7 @@ func (e *RunEstimator) Handle(ctx context.Context, req admission.Request) admiss
 		return undecodable()
 	}
 	ds := &discov1.Dataset{}
-	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: ids.ToName(run.Spec.DatasetID)}, ds); err != nil || ds.Status.Rows == 0 {
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: run.DatasetName()}, ds); err != nil || ds.Status.Rows == 0 {
 		return admission.Allowed("")
 	}
 	estimate := runspec.Estimate(run.Spec, int(ds.Status.Rows), int(ds.Status.Columns))

@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -48,10 +50,6 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if !campaign.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if adopted, err := adopt(ctx, r.Client, campaign, objectKey(campaign.Namespace, campaign.Spec.ProjectID), &discov1.Project{}); adopted || err != nil {
-		return ctrl.Result{}, err
-	}
-
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, campaign)
 	previous := campaign.Status.Phase
@@ -76,12 +74,35 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		}
 	}()
 
-	runs := &discov1.RunList{}
-	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: projectID(campaign)}); err != nil {
+	// The project by name (spec.projectRef) or by id; both forms and the ids end in status
+	// and labels (issue 14, item 6). A missing project is waited for, not an error.
+	tenantID, _ := tenancy.OfNamespace(ctx, r.Client, campaign.Namespace) // "" in a namespace of no tenant
+	campaign.Status.ID, campaign.Status.ProjectID = campaign.ID(), campaign.ProjectID()
+	campaign.Status.ProjectRef = &discov1.ObjectRef{Name: campaign.ProjectName()}
+	if labelled, err := setLabels(ctx, r.Client, campaign, map[string]string{discov1.LabelID: campaign.ID(),
+		discov1.LabelCampaign: campaign.ID(), discov1.LabelProject: campaign.ProjectID(), discov1.LabelTenant: tenantID}); labelled || err != nil {
 		return ctrl.Result{}, err
 	}
-	tenantID, _ := tenancy.OfNamespace(ctx, r.Client, campaign.Namespace) // "" in a namespace of no tenant
-	if err := observeGovernance(ctx, r.Ledger, campaign, tenantID, campaign.Spec.ProjectID, "campaign",
+	if campaign.Spec.DisplayName == "" {
+		return ctrl.Result{}, defaultDisplayName(ctx, r.Client, campaign, &campaign.Spec.DisplayName)
+	}
+	project := &discov1.Project{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: campaign.Namespace, Name: campaign.ProjectName()}, project); apierrors.IsNotFound(err) {
+		waitFor(r.Recorder, campaign, &campaign.Status.Conditions, discov1.ConditionReady, discov1.ReasonProjectNotFound,
+			fmt.Sprintf("the project %s does not exist in namespace %s; the campaign waits for it", campaign.ProjectName(), campaign.Namespace))
+		return ctrl.Result{}, nil
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	if adopted, err := adopt(ctx, r.Client, campaign, client.ObjectKeyFromObject(project), &discov1.Project{}); adopted || err != nil {
+		return ctrl.Result{}, err
+	}
+
+	runs := &discov1.RunList{}
+	if err := r.List(ctx, runs, client.InNamespace(campaign.Namespace), client.MatchingFields{index.Campaign: campaign.ID()}); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := observeGovernance(ctx, r.Ledger, campaign, tenantID, campaign.ProjectID(), "campaign",
 		campaign.Spec.Governance, &campaign.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -112,8 +133,11 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&discov1.Campaign{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			run := o.(*discov1.Run)
-			return []reconcile.Request{{NamespacedName: objectKey(run.Namespace, run.Spec.CampaignID)}}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: run.Namespace, Name: run.CampaignName()}}}
 		}), builder.WithPredicates(runUsageChanged())).
+		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
+			func() client.ObjectList { return &discov1.CampaignList{} },
+			func(o client.Object) string { return o.(*discov1.Campaign).ProjectName() })), builder.WithPredicates(created())).
 		Named("campaign").
 		Complete(r)
 }

@@ -39,7 +39,11 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 	if !claim.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, claim)
 	}
-	if adopted, err := adopt(ctx, r.Client, claim, objectKey(claim.Namespace, claim.Spec.RunID), &discov1.Run{}); adopted || err != nil {
+	runKey := objectKey(claim.Namespace, claim.Spec.RunID)
+	if run := (&discov1.Run{}); len(claim.OwnerReferences) == 0 && getByID(ctx, r.Client, claim.Namespace, claim.Spec.RunID, run) == nil {
+		runKey = client.ObjectKeyFromObject(run) // a human-named run (issue 14, item 6)
+	}
+	if adopted, err := adopt(ctx, r.Client, claim, runKey, &discov1.Run{}); adopted || err != nil {
 		return ctrl.Result{}, err
 	}
 	if added, err := addFinalizer(ctx, r.Client, claim); added || err != nil {

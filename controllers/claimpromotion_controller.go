@@ -70,13 +70,13 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil
 	}
 	project := &discov1.Project{}
-	if err := r.Get(ctx, objectKey(pr.Namespace, claim.Spec.ProjectID), project); err != nil {
+	if err := getByID(ctx, r.Client, pr.Namespace, claim.Spec.ProjectID, project); err != nil {
 		return ctrl.Result{}, fmt.Errorf("project %s of claim %s: %w", claim.Spec.ProjectID, claim.Name, err)
 	}
-	m := promotion.Move{Claim: claim, Project: project, TenantID: project.Spec.TenantID, Target: pr.Spec.TargetTier,
+	m := promotion.Move{Claim: claim, Project: project, TenantID: project.TenantID(), Target: pr.Spec.TargetTier,
 		Actor: actorOf(pr), Rationale: pr.Spec.Rationale}
 	campaign := &discov1.Campaign{}
-	if err := r.Get(ctx, objectKey(pr.Namespace, claim.Spec.CampaignID), campaign); err == nil {
+	if err := getByID(ctx, r.Client, pr.Namespace, claim.Spec.CampaignID, campaign); err == nil {
 		m.Campaign = campaign
 	} else if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err

@@ -52,7 +52,7 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 	queued := func(name string, second int64) *discov1.Run {
 		return &discov1.Run{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: metav1.Unix(1_700_000_000+second, 0)},
-			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
+			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", DatasetID: "ds_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
 			Status:     discov1.RunStatus{Phase: discov1.RunQueued},
 		}
 	}
@@ -63,6 +63,7 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
 		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: ns},
 			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
+		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: "proj_a"}},
 		first, second).Build()
 	x := &heldExecutor{entered: make(chan struct{}), release: make(chan struct{}), active: map[string]bool{}}
 	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -22,6 +23,7 @@ import (
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/scratch"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // ProfileResult is what profiling a dataset found.
@@ -84,10 +86,6 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if !ds.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if adopted, err := adopt(ctx, r.Client, ds, objectKey(ds.Namespace, ds.Spec.ProjectID), &discov1.Project{}); adopted || err != nil {
-		return ctrl.Result{}, err
-	}
-
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, ds)
 	previous := ds.Status.Phase
@@ -125,6 +123,26 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		}
 	}()
 
+	// The project by name (spec.projectRef) or by id; both forms and the ids end in status
+	// and labels (issue 14, item 6). A missing project is waited for, not an error.
+	ds.Status.ID, ds.Status.ProjectID = ds.ID(), ds.ProjectID()
+	ds.Status.ProjectRef = &discov1.ObjectRef{Name: ds.ProjectName()}
+	tenantLabel, _ := tenancy.OfNamespace(ctx, r.Client, ds.Namespace) // "": no tenant yet
+	if labelled, err := setLabels(ctx, r.Client, ds, map[string]string{discov1.LabelID: ds.ID(),
+		discov1.LabelDataset: ds.ID(), discov1.LabelProject: ds.ProjectID(), discov1.LabelTenant: tenantLabel}); labelled || err != nil {
+		return ctrl.Result{}, err
+	}
+	project := &discov1.Project{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ds.Namespace, Name: ds.ProjectName()}, project); apierrors.IsNotFound(err) {
+		waitFor(r.Recorder, ds, &ds.Status.Conditions, discov1.ConditionReady, discov1.ReasonProjectNotFound,
+			fmt.Sprintf("the project %s does not exist in namespace %s; the dataset waits for it", ds.ProjectName(), ds.Namespace))
+		return ctrl.Result{}, nil
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	if adopted, err := adopt(ctx, r.Client, ds, client.ObjectKeyFromObject(project), &discov1.Project{}); adopted || err != nil {
+		return ctrl.Result{}, err
+	}
 	if ds.Status.Phase == discov1.DatasetFailed {
 		return ctrl.Result{}, nil
 	}
@@ -252,11 +270,11 @@ func isBlobKey(key string) bool {
 // which the profiler checks against spec.sha256.
 func (r *DatasetReconciler) ownsLegacyKey(ctx context.Context, ds *discov1.Dataset, tenantID string) bool {
 	id := ids.FromName(ds.Name)
-	if !ids.Valid(ids.Dataset, id) || ids.ToName(id) != ds.Name || ds.Spec.BlobKey != blob.LegacyDatasetKey(ds.Spec.ProjectID, id) {
+	if !ids.Valid(ids.Dataset, id) || ids.ToName(id) != ds.Name || ds.Spec.BlobKey != blob.LegacyDatasetKey(ds.ProjectID(), id) {
 		return false
 	}
 	p := &discov1.Project{}
-	return r.Get(ctx, objectKey(ds.Namespace, ds.Spec.ProjectID), p) == nil && p.Spec.TenantID == tenantID
+	return r.Get(ctx, client.ObjectKey{Namespace: ds.Namespace, Name: ds.ProjectName()}, p) == nil && p.TenantID() == tenantID
 }
 
 func (r *DatasetReconciler) profiles() *profileQueue {
@@ -272,6 +290,9 @@ func (r *DatasetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).For(&discov1.Dataset{}).Named("dataset").
+		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
+			func() client.ObjectList { return &discov1.DatasetList{} },
+			func(o client.Object) string { return o.(*discov1.Dataset).ProjectName() })), builder.WithPredicates(created())).
 		WatchesRawSource(source.Channel(q.finished, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }

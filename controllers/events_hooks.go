@@ -8,7 +8,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // EventPublisher announces events to webhooks (internal/webhook's Publisher).
@@ -31,21 +30,21 @@ func publish(ctx context.Context, p EventPublisher, tenantID, projectID, typ str
 // tenantOfProject finds the tenant id of a project for event routing.
 func tenantOfProject(ctx context.Context, c client.Client, namespace, projectID string) (string, bool) {
 	p := &discov1.Project{}
-	if err := c.Get(ctx, objectKey(namespace, projectID), p); err != nil {
+	if err := getByID(ctx, c, namespace, projectID, p); err != nil {
 		return "", false
 	}
-	return p.Spec.TenantID, true
+	return p.TenantID(), true
 }
 
 // datasetProfiledEvent publishes dataset.profiled after a dataset's final status is stored.
 func datasetProfiledEvent(c client.Client, events EventPublisher) func(context.Context, *discov1.Dataset) {
 	return func(ctx context.Context, ds *discov1.Dataset) {
-		tenant, ok := tenantOfProject(ctx, c, ds.Namespace, ds.Spec.ProjectID)
+		tenant, ok := tenantOfProject(ctx, c, ds.Namespace, ds.ProjectID())
 		if !ok {
 			return
 		}
-		err := publish(ctx, events, tenant, ds.Spec.ProjectID, "dataset.profiled", map[string]any{
-			"dataset_id": ids.FromName(ds.Name), "project_id": ds.Spec.ProjectID, "status": string(ds.Status.Phase),
+		err := publish(ctx, events, tenant, ds.ProjectID(), "dataset.profiled", map[string]any{
+			"dataset_id": ds.ID(), "project_id": ds.ProjectID(), "status": string(ds.Status.Phase),
 			"rows": ds.Status.Rows, "columns": ds.Status.Columns, "message": ds.Status.Message})
 		if err != nil {
 			log.FromContext(ctx).Error(err, "dataset.profiled not published", "dataset", ds.Name)
@@ -56,12 +55,12 @@ func datasetProfiledEvent(c client.Client, events EventPublisher) func(context.C
 // budgetExhaustedEvent publishes budget.exhausted once, when a campaign stops accepting runs.
 func budgetExhaustedEvent(c client.Client, events EventPublisher) func(context.Context, *discov1.Campaign, string) {
 	return func(ctx context.Context, camp *discov1.Campaign, constraint string) {
-		tenant, ok := tenantOfProject(ctx, c, camp.Namespace, camp.Spec.ProjectID)
+		tenant, ok := tenantOfProject(ctx, c, camp.Namespace, camp.ProjectID())
 		if !ok {
 			return
 		}
-		err := publish(ctx, events, tenant, camp.Spec.ProjectID, "budget.exhausted", map[string]any{
-			"campaign_id": ids.FromName(camp.Name), "project_id": camp.Spec.ProjectID, "status": string(camp.Status.Phase),
+		err := publish(ctx, events, tenant, camp.ProjectID(), "budget.exhausted", map[string]any{
+			"campaign_id": camp.ID(), "project_id": camp.ProjectID(), "status": string(camp.Status.Phase),
 			"constraint": constraint, "compute_units": camp.Spec.Budget.ComputeUnits, "compute_units_used": camp.Status.ComputeUnitsUsed,
 			"max_runs": camp.Spec.Budget.MaxRuns, "runs_completed": camp.Status.RunsCompleted})
 		if err != nil {

@@ -47,6 +47,7 @@ func TestJobThatCannotBeCreatedShowsOnTheRun(t *testing.T) {
 		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(projectID), Namespace: ns}, Spec: discov1.ProjectSpec{DisplayName: "p", TenantID: tenantID}},
 		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(campaignID), Namespace: ns},
 			Spec: discov1.CampaignSpec{ProjectID: projectID, DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1000, MaxRuns: 10}}},
+		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: run.DatasetName(), Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: projectID}},
 		run,
 	}
 	quota := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, run.Name,

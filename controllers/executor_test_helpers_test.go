@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/runexec"
@@ -21,7 +22,7 @@ type gatedExecutor struct {
 
 func (g *gatedExecutor) route(run *discov1.Run) runexec.RunExecutor {
 	c := &discov1.Campaign{}
-	if err := k8sClient.Get(context.Background(), objectKey(run.Namespace, run.Spec.CampaignID), c); err != nil {
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: run.Namespace, Name: run.CampaignName()}, c); err != nil {
 		return nil
 	}
 	switch c.Spec.DisplayName {

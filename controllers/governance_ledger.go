@@ -7,7 +7,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 )
 
@@ -24,7 +23,7 @@ func observeGovernance[G any](ctx context.Context, l *ledger.Ledger, obj client.
 	if *observed != nil && !equality.Semantic.DeepEqual(current, **observed) && by != "" && l != nil {
 		if _, err := l.Append(ctx, ledger.Entry{
 			TenantID: tenantID, ProjectID: projectID, EventType: ledger.PolicyChanged, Actor: "kubernetes:" + by,
-			Details: map[string]any{"resource": resource, resource + "_id": ids.FromName(obj.GetName()),
+			Details: map[string]any{"resource": resource, resource + "_id": publicID(obj),
 				"before": **observed, "after": current, "via": "kubernetes"},
 		}); err != nil {
 			return err

@@ -74,8 +74,21 @@ func newRun(c *discov1.Campaign, estimate int64) *discov1.Run {
 	r := &discov1.Run{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: c.Namespace, Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c)}},
 		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic,
-			DatasetID: ids.New(ids.Dataset), ComputeUnitsEstimated: estimate},
+			DatasetID: newDatasetObject(c.Namespace, c.Spec.ProjectID), ComputeUnitsEstimated: estimate},
 	}
 	Expect(k8sClient.Create(ctx, r)).To(Succeed())
 	return r
+}
+
+// newDatasetObject creates a Dataset of the project, REST-shaped, and returns its id: a run
+// waits for its dataset to exist (DatasetNotFound). Its file is never read.
+func newDatasetObject(ns, projectID string) string {
+	id := ids.New(ids.Dataset)
+	ds := &discov1.Dataset{
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns},
+		Spec: discov1.DatasetSpec{ProjectID: projectID, DisplayName: "d", Format: "csv", BlobKey: "datasets/unread/" + id,
+			SizeBytes: 1, SHA256: strings.Repeat("0", 64)},
+	}
+	Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+	return id
 }

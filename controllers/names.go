@@ -2,10 +2,20 @@ package controllers
 
 import (
 	"context"
+	"reflect"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
@@ -73,3 +83,123 @@ func jobFinished(job *batchv1.Job) bool { return runexec.JobFinished(job) }
 
 // truncate cuts s to at most n bytes, for fields the CRDs bound.
 func truncate(s string, n int) string { return s[:min(len(s), n)] }
+
+// getByID reads into obj the object of namespace whose public id is id: the object named by
+// the id (created through the REST API), else the human-named one whose name derives it and
+// whose label discovery.disco.dev/id the controller set (issue 14, item 6).
+func getByID(ctx context.Context, c client.Client, namespace, id string, obj client.Object) error {
+	err := c.Get(ctx, objectKey(namespace, id), obj)
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	var list client.ObjectList
+	switch obj.(type) {
+	case *discov1.Project:
+		list = &discov1.ProjectList{}
+	case *discov1.Campaign:
+		list = &discov1.CampaignList{}
+	case *discov1.Run:
+		list = &discov1.RunList{}
+	default:
+		return err
+	}
+	if lerr := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{discov1.LabelID: id}); lerr != nil {
+		return lerr
+	}
+	items, lerr := meta.ExtractList(list)
+	if lerr != nil {
+		return lerr
+	}
+	for _, item := range items {
+		// The label is only a hint: the object's name must derive the id.
+		if o, ok := item.(client.Object); ok && publicID(o) == id {
+			reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
+			return nil
+		}
+	}
+	return err
+}
+
+// publicID is the public id of a disco object (its ID method).
+func publicID(o client.Object) string {
+	if x, ok := o.(interface{ ID() string }); ok {
+		return x.ID()
+	}
+	return ids.FromName(o.GetName())
+}
+
+// setLabels puts labels on obj with a metadata patch, and reports whether it had to. The
+// labels cascading deletion and the facade select by are the controller's to set, never
+// required of the user (issue 14, item 6).
+func setLabels(ctx context.Context, c client.Client, obj client.Object, labels map[string]string) (bool, error) {
+	have := obj.GetLabels()
+	missing := false
+	for k, v := range labels {
+		if v != "" && have[k] != v {
+			missing = true
+		}
+	}
+	if !missing {
+		return false, nil
+	}
+	before := obj.DeepCopyObject().(client.Object)
+	if have == nil {
+		have = map[string]string{}
+	}
+	for k, v := range labels {
+		if v != "" {
+			have[k] = v
+		}
+	}
+	obj.SetLabels(have)
+	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+}
+
+// waitFor marks obj as waiting for a referent that does not exist: conditionType False with
+// reason and message, and a Warning event when the wait begins. The reconciler watches the
+// referent's kind, so the object proceeds as soon as it appears (issue 14, item 6).
+func waitFor(recorder events.EventRecorder, obj client.Object, conds *[]metav1.Condition, conditionType, reason, message string) {
+	if c := meta.FindStatusCondition(*conds, conditionType); recorder != nil && (c == nil || c.Reason != reason || c.Message != message) {
+		recorder.Eventf(obj, nil, corev1.EventTypeWarning, reason, "Resolve", "%s", message)
+	}
+	setCondition(conds, obj, conditionType, metav1.ConditionFalse, reason, message)
+}
+
+// referrers maps a referent to the reconcile requests of the objects of its namespace that
+// name it: newList lists the referring kind, nameOf reads an item's reference.
+func referrers(c client.Client, newList func() client.ObjectList, nameOf func(client.Object) string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		list := newList()
+		if err := c.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, item := range items {
+			if obj, ok := item.(client.Object); ok && nameOf(obj) == o.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			}
+		}
+		return out
+	}
+}
+
+// created passes only the creation of an object: the moment a referent appears.
+func created() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// defaultDisplayName sets a spec's empty displayName to the object's name with a merge
+// patch of that one field: a manifest needs no displayName (issue 14, item 6).
+func defaultDisplayName(ctx context.Context, c client.Client, obj client.Object, field *string) error {
+	before := obj.DeepCopyObject().(client.Object)
+	*field = obj.GetName()
+	return c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+}

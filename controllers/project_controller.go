@@ -9,9 +9,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // ProjectReconciler keeps a project's status and, on deletion, removes what lives under it.
@@ -55,7 +58,26 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		}
 	}()
 
-	if err := observeGovernance(ctx, r.Ledger, project, project.Spec.TenantID, projectID(project), "project",
+	// A project applied with kubectl names no tenant: it is its namespace's (issue 14, item 6).
+	if project.Spec.TenantID == "" {
+		project.Status.TenantID, _ = tenancy.OfNamespace(ctx, r.Client, project.Namespace) // "": no tenant yet
+	} else {
+		project.Status.TenantID = project.Spec.TenantID
+	}
+	project.Status.ID = project.ID()
+	if labelled, err := setLabels(ctx, r.Client, project, map[string]string{discov1.LabelID: project.ID(),
+		discov1.LabelProject: project.ID(), discov1.LabelTenant: project.TenantID()}); labelled || err != nil {
+		return ctrl.Result{}, err
+	}
+	if project.Spec.DisplayName == "" {
+		return ctrl.Result{}, defaultDisplayName(ctx, r.Client, project, &project.Spec.DisplayName)
+	}
+	if project.TenantID() == "" {
+		msg := "namespace " + project.Namespace + " belongs to no tenant; the project waits for its Tenant"
+		waitFor(r.Recorder, project, &project.Status.Conditions, discov1.ConditionReady, discov1.ReasonTenantNotFound, msg)
+		return ctrl.Result{}, nil
+	}
+	if err := observeGovernance(ctx, r.Ledger, project, project.TenantID(), project.ID(), "project",
 		project.Spec.Settings.Governance, &project.Status.ObservedGovernance); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -74,11 +96,11 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 
 func (r *ProjectReconciler) tenantReady(ctx context.Context, project *discov1.Project) (bool, string, string) {
 	tenant := &discov1.Tenant{}
-	if err := r.Get(ctx, client.ObjectKey{Name: tenantObjectName(project.Spec.TenantID)}, tenant); err != nil {
-		return false, discov1.ReasonTenantNotFound, "tenant " + project.Spec.TenantID + " does not exist"
+	if err := r.Get(ctx, client.ObjectKey{Name: tenantObjectName(project.TenantID())}, tenant); err != nil {
+		return false, discov1.ReasonTenantNotFound, "tenant " + project.TenantID() + " does not exist"
 	}
 	if ns := TenantNamespace(tenant); ns != project.Namespace {
-		return false, discov1.ReasonWrongNamespace, "projects of tenant " + project.Spec.TenantID + " belong in namespace " + ns
+		return false, discov1.ReasonWrongNamespace, "projects of tenant " + project.TenantID() + " belong in namespace " + ns
 	}
 	return true, discov1.ReasonReady, "project is " + string(project.Status.Phase)
 }
@@ -90,7 +112,7 @@ func (r *ProjectReconciler) finalize(ctx context.Context, project *discov1.Proje
 	if !controllerutil.ContainsFinalizer(project, discov1.Finalizer) {
 		return nil
 	}
-	sel := client.MatchingLabels{discov1.LabelProject: projectID(project)}
+	sel := client.MatchingLabels{discov1.LabelProject: project.ID()}
 	in := client.InNamespace(project.Namespace)
 	for _, obj := range []client.Object{&discov1.Claim{}, &discov1.Run{}, &discov1.Campaign{}, &discov1.Dataset{}} {
 		if err := r.DeleteAllOf(ctx, obj, in, sel); err != nil {
@@ -102,5 +124,19 @@ func (r *ProjectReconciler) finalize(ctx context.Context, project *discov1.Proje
 }
 
 func (r *ProjectReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Project{}).Named("project").Complete(r)
+	// A tenant that becomes ready labels its namespace: the projects there that wait for
+	// their tenant go on.
+	return ctrl.NewControllerManagedBy(mgr).For(&discov1.Project{}).
+		Watches(&discov1.Tenant{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			projects := &discov1.ProjectList{}
+			if err := r.List(ctx, projects, client.InNamespace(TenantNamespace(o.(*discov1.Tenant)))); err != nil {
+				return nil
+			}
+			out := make([]reconcile.Request, 0, len(projects.Items))
+			for i := range projects.Items {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&projects.Items[i])})
+			}
+			return out
+		})).
+		Named("project").Complete(r)
 }

@@ -79,7 +79,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		r.cancelGone(ctx, req.NamespacedName)
 		return ctrl.Result{}, r.finalize(ctx, run)
 	}
-	if adopted, err := adopt(ctx, r.Client, run, objectKey(run.Namespace, run.Spec.CampaignID), &discov1.Campaign{}); adopted || err != nil {
+	if adopted, err := adopt(ctx, r.Client, run, client.ObjectKey{Namespace: run.Namespace, Name: run.CampaignName()}, &discov1.Campaign{}); adopted || err != nil {
 		return ctrl.Result{}, err
 	}
 	if added, err := addFinalizer(ctx, r.Client, run); added || err != nil {
@@ -108,6 +108,7 @@ func (r *RunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result
 		}
 	}()
 	key := req.NamespacedName
+	describeRefs(run)
 
 	if run.Status.Phase == "" {
 		// Store queued before anything can start the run, so no later write races it.
@@ -217,7 +218,10 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	defer mu.(*sync.Mutex).Unlock()
 	project, campaign, waiting, err := r.parents(ctx, run)
 	if waiting || err != nil {
-		return ctrl.Result{RequeueAfter: 10 * time.Second}, err
+		return ctrl.Result{}, err // a missing referent's creation triggers the next pass
+	}
+	if _, err := r.labelRun(ctx, run); err != nil {
+		return ctrl.Result{}, err
 	}
 	// One list of the namespace's runs serves the campaign's budget and the tenant's slots.
 	// It is only read, so the cache's objects are not copied: every queued run of the
@@ -271,26 +275,54 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 }
 
-// parents reads the run's project and campaign. A run whose project or campaign does not
-// exist (yet: a GitOps repository may apply the Run first) waits, with a condition that
-// says which, instead of running and failing later (issue 14, item 5).
+// parents reads the run's campaign, its project (the campaign's) and its dataset, by name
+// (spec.campaignRef, spec.datasetRef) or by id, and records both forms and the ids in the
+// run's status and labels (issue 14, item 6). A run whose campaign, project or dataset does
+// not exist (yet: a GitOps repository may apply the Run first) waits, with a condition and
+// an event that say which, instead of running and failing later (issue 14, item 5); the
+// reconciler watches those kinds, so it goes on when the referent is created.
 func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1.Project, *discov1.Campaign, bool, error) {
-	project, campaign := &discov1.Project{}, &discov1.Campaign{}
-	for _, parent := range []struct {
-		kind, id, notFound string
-		obj                client.Object
-	}{{"project", run.Spec.ProjectID, discov1.ReasonProjectNotFound, project}, {"campaign", run.Spec.CampaignID, discov1.ReasonCampaignNotFound, campaign}} {
-		err := r.Get(ctx, objectKey(run.Namespace, parent.id), parent.obj)
+	project, campaign, dataset := &discov1.Project{}, &discov1.Campaign{}, &discov1.Dataset{}
+	for _, ref := range []struct {
+		kind, reason string
+		name         func() string
+		obj          client.Object
+	}{
+		{"campaign", discov1.ReasonCampaignNotFound, run.CampaignName, campaign},
+		{"project", discov1.ReasonProjectNotFound, campaign.ProjectName, project},
+		{"dataset", discov1.ReasonDatasetNotFound, run.DatasetName, dataset},
+	} {
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.name()}, ref.obj)
 		if apierrors.IsNotFound(err) {
-			setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, parent.notFound,
-				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", parent.kind, parent.id, run.Namespace))
+			waitFor(r.Recorder, run, &run.Status.Conditions, discov1.RunConditionAdmitted, ref.reason,
+				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", ref.kind, ref.name(), run.Namespace))
 			return nil, nil, true, nil
 		}
 		if err != nil {
 			return nil, nil, false, err
 		}
 	}
+	run.Status.ProjectID = campaign.ProjectID()
 	return project, campaign, false, nil
+}
+
+// describeRefs records in status the run's id and both forms of its references, whichever
+// the spec used: a run created through the REST API gains the names, a human-named one the
+// ids (issue 14, item 6). The project id is the spec's, or the campaign's once parents read it.
+func describeRefs(run *discov1.Run) {
+	run.Status.ID, run.Status.CampaignID, run.Status.DatasetID = run.ID(), run.CampaignID(), run.DatasetID()
+	run.Status.CampaignRef = &discov1.ObjectRef{Name: run.CampaignName()}
+	run.Status.DatasetRef = &discov1.ObjectRef{Name: run.DatasetName()}
+	if run.Spec.ProjectID != "" {
+		run.Status.ProjectID = run.Spec.ProjectID
+	}
+}
+
+// labelRun puts the run's ids on it as labels, for cascading deletion and the facade's
+// selectors; the run's project id is known once its campaign was read.
+func (r *RunReconciler) labelRun(ctx context.Context, run *discov1.Run) (bool, error) {
+	return setLabels(ctx, r.Client, run, map[string]string{discov1.LabelID: run.ID(), discov1.LabelRun: run.ID(),
+		discov1.LabelCampaign: run.CampaignID(), discov1.LabelDataset: run.DatasetID(), discov1.LabelProject: run.ProjectID()})
 }
 
 // finalize folds a deleted run's usage into its campaign's retired usage, then lets the run
@@ -309,7 +341,7 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		camp := &discov1.Campaign{}
-		if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), camp); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.CampaignName()}, camp); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		before := camp.DeepCopy()
@@ -326,20 +358,19 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 
 // complete turns stored results into claims and marks the run completed.
 func (r *RunReconciler) complete(ctx context.Context, run *discov1.Run) error {
-	project := &discov1.Project{}
-	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.ProjectID), project); err != nil {
-		return fmt.Errorf("project %s: %w", run.Spec.ProjectID, err)
-	}
 	res, err := runexec.ReadResults(ctx, r.Blob, run)
 	if err != nil {
 		return fmt.Errorf("read results: %w", err)
 	}
-	campaign := &discov1.Campaign{}
-	if err := r.Get(ctx, objectKey(run.Namespace, run.Spec.CampaignID), campaign); err != nil {
-		return fmt.Errorf("campaign %s: %w", run.Spec.CampaignID, err)
+	project, campaign, waiting, err := r.parents(ctx, run)
+	if err != nil {
+		return err
+	}
+	if waiting {
+		return nil // its campaign or project went away; its creation triggers the next pass
 	}
 	m := &runexec.Materializer{Client: r.Client, Ledger: r.Ledger}
-	if _, bestID, err := m.Materialize(ctx, run, project.Spec.TenantID, governance.PolicyFor(project, campaign), res); err != nil {
+	if _, bestID, err := m.Materialize(ctx, run, project.TenantID(), governance.PolicyFor(project, campaign), res); err != nil {
 		return err
 	} else if bestID != "" {
 		best := res.Claims[res.Summary.BestClaimIndex]
@@ -365,12 +396,12 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 	if r.Events == nil || meta.IsStatusConditionTrue(run.Status.Conditions, discov1.RunConditionAnnounced) {
 		return nil
 	}
-	tenant, ok := tenantOfProject(ctx, r.Client, run.Namespace, run.Spec.ProjectID)
+	tenant, ok := tenantOfProject(ctx, r.Client, run.Namespace, run.ProjectID())
 	if !ok {
 		return nil // the project is gone: nobody to announce to
 	}
-	runID := ids.FromName(run.Name)
-	data := map[string]any{"run_id": runID, "project_id": run.Spec.ProjectID, "campaign_id": run.Spec.CampaignID,
+	runID := run.ID()
+	data := map[string]any{"run_id": runID, "project_id": run.ProjectID(), "campaign_id": run.CampaignID(),
 		"mode": string(run.Spec.Mode), "status": string(run.Status.Phase), "claims_count": run.Status.ClaimsCount, "duration_ms": run.Status.DurationMS}
 	switch run.Status.Phase {
 	case discov1.RunCompleted:
@@ -379,24 +410,24 @@ func (r *RunReconciler) announce(ctx context.Context, run *discov1.Run) error {
 			return err
 		}
 		for _, c := range claims.Items {
-			claim := map[string]any{"claim_id": ids.FromName(c.Name), "run_id": runID, "project_id": run.Spec.ProjectID,
+			claim := map[string]any{"claim_id": ids.FromName(c.Name), "run_id": runID, "project_id": run.ProjectID(),
 				"type": string(c.Spec.Type), "tier": string(c.Spec.Tier), "score": c.Spec.Score}
-			if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.created", claim); err != nil {
+			if err := publish(ctx, r.Events, tenant, run.ProjectID(), "claim.created", claim); err != nil {
 				return err
 			}
 			if c.Spec.Tier != discov1.TierExplore { // auto-promoted by the campaign
 				claim["from_tier"], claim["promoted_by"] = string(discov1.TierExplore), "system"
-				if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "claim.promoted", claim); err != nil {
+				if err := publish(ctx, r.Events, tenant, run.ProjectID(), "claim.promoted", claim); err != nil {
 					return err
 				}
 			}
 		}
-		if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "run.completed", data); err != nil {
+		if err := publish(ctx, r.Events, tenant, run.ProjectID(), "run.completed", data); err != nil {
 			return err
 		}
 	case discov1.RunFailed:
 		data["error"] = run.Status.Message
-		if err := publish(ctx, r.Events, tenant, run.Spec.ProjectID, "run.failed", data); err != nil {
+		if err := publish(ctx, r.Events, tenant, run.ProjectID(), "run.failed", data); err != nil {
 			return err
 		}
 	}
@@ -430,6 +461,13 @@ func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).For(&discov1.Run{}, builder.WithPredicates(notProgressOnly())).Owns(&batchv1.Job{}).
 		Watches(&discov1.Run{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(runFinished())).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(jobEnded())).
+		Watches(&discov1.Campaign{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
+			func() client.ObjectList { return &discov1.RunList{} },
+			func(o client.Object) string { return o.(*discov1.Run).CampaignName() })), builder.WithPredicates(created())).
+		Watches(&discov1.Dataset{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
+			func() client.ObjectList { return &discov1.RunList{} },
+			func(o client.Object) string { return o.(*discov1.Run).DatasetName() })), builder.WithPredicates(created())).
+		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(created())).
 		Named("run").Complete(r)
 }
 

@@ -148,8 +148,8 @@ func computeUnits(d time.Duration) int64 {
 
 func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Result, error) {
 	ds := &discov1.Dataset{}
-	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ids.ToName(run.Spec.DatasetID)}, ds); err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", run.Spec.DatasetID, err)
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.DatasetName()}, ds); err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", run.DatasetID(), err)
 	}
 	dir, err := os.MkdirTemp(e.ScratchDir, "run-")
 	if err != nil {
@@ -158,11 +158,11 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	defer os.RemoveAll(dir)
 	local := filepath.Join(dir, "data."+ds.Spec.Format)
 	if err := e.Blob.Download(ctx, ds.Spec.BlobKey, local); err != nil {
-		return nil, fmt.Errorf("read dataset %s: %w", run.Spec.DatasetID, err)
+		return nil, fmt.Errorf("read dataset %s: %w", run.DatasetID(), err)
 	}
 	frame, err := data.Load(local, ds.Spec.Format)
 	if err != nil {
-		return nil, fmt.Errorf("load dataset %s: %w", run.Spec.DatasetID, err)
+		return nil, fmt.Errorf("load dataset %s: %w", run.DatasetID(), err)
 	}
 	spec := runspec.Engine(run.Spec, e.timeLimit())
 	if err := spec.Validate(frame); err != nil {

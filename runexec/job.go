@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/tenancy"
 )
 
@@ -99,14 +98,14 @@ func (x *JobExecutor) EnsureIdentity(ctx context.Context, run *discov1.Run) erro
 	group := discov1.GroupVersion.Group
 	owner := metav1ac.OwnerReference().WithAPIVersion(discov1.GroupVersion.String()).WithKind("Run").
 		WithName(run.Name).WithUID(run.UID).WithController(true).WithBlockOwnerDeletion(true)
-	labels := map[string]string{discov1.LabelManagedBy: "disco", discov1.LabelRun: ids.FromName(run.Name)}
+	labels := map[string]string{discov1.LabelManagedBy: "disco", discov1.LabelRun: run.ID()}
 	rules := []*rbacv1ac.PolicyRuleApplyConfiguration{
 		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs").WithResourceNames(run.Name).WithVerbs("get"),
 		rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("runs/status").WithResourceNames(run.Name).WithVerbs("get", "patch"),
 	}
-	if run.Spec.DatasetID != "" {
+	if run.DatasetID() != "" {
 		rules = append(rules, rbacv1ac.PolicyRule().WithAPIGroups(group).WithResources("datasets").
-			WithResourceNames(ids.ToName(run.Spec.DatasetID)).WithVerbs("get"))
+			WithResourceNames(run.DatasetName()).WithVerbs("get"))
 	}
 	objects := []runtime.ApplyConfiguration{
 		corev1ac.ServiceAccount(name, run.Namespace).WithLabels(labels).WithOwnerReferences(owner),
@@ -143,9 +142,9 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 		mem = resource.MustParse("1Gi")
 	}
 	labels := map[string]string{
-		discov1.LabelRun:      ids.FromName(run.Name),
-		discov1.LabelProject:  run.Spec.ProjectID,
-		discov1.LabelCampaign: run.Spec.CampaignID,
+		discov1.LabelRun:      run.ID(),
+		discov1.LabelProject:  run.ProjectID(),
+		discov1.LabelCampaign: run.CampaignID(),
 	}
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: run.Name, Namespace: run.Namespace, Labels: labels},

@@ -47,7 +47,7 @@ type Materializer struct {
 // between, the next pass finds the entry by claim id and reuses it, so nothing is ledgered
 // twice and no claim is lost.
 func (m *Materializer) Materialize(ctx context.Context, run *discov1.Run, tenantID string, pol governance.Policy, res *engine.Result) (created []*discov1.Claim, bestID string, err error) {
-	runID := ids.FromName(run.Name)
+	runID := run.ID()
 	legacy := run.Status.ResultsKey == blob.LegacyRunResultsKey(run.Name)
 	for i := range res.Claims {
 		c := &res.Claims[i]
@@ -95,7 +95,7 @@ func (m *Materializer) ledgerClaim(ctx context.Context, run *discov1.Run, tenant
 	if m.Ledger == nil {
 		return "", discov1.TierExplore, nil
 	}
-	prior, err := m.Ledger.List(ctx, tenantID, run.Spec.ProjectID, ledger.ListQuery{ClaimID: claimID, Limit: 100})
+	prior, err := m.Ledger.List(ctx, tenantID, run.ProjectID(), ledger.ListQuery{ClaimID: claimID, Limit: 100})
 	if err != nil {
 		return "", "", err
 	}
@@ -126,7 +126,7 @@ func (m *Materializer) autoPromote(ctx context.Context, run *discov1.Run, tenant
 		return discov1.TierExplore, nil
 	}
 	eval := governance.Evaluate(pol, c.Score, c.Evidence.NegativeControlsPassed, target)
-	entry := ledger.Entry{TenantID: tenantID, ProjectID: run.Spec.ProjectID, ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system"}
+	entry := ledger.Entry{TenantID: tenantID, ProjectID: run.ProjectID(), ClaimID: claimID, RunID: run.ID(), Actor: "system"}
 	if eval.Allowed() {
 		entry.EventType = "claim_promoted"
 		entry.Details = map[string]any{"from_tier": string(discov1.TierExplore), "to_tier": string(target),
@@ -151,8 +151,8 @@ func (m *Materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run,
 		controls[name] = map[string]any{"passed": r.Passed, "p_value": r.PValue}
 	}
 	entry, err := m.Ledger.Append(ctx, ledger.Entry{
-		TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "claim_created",
-		ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
+		TenantID: tenantID, ProjectID: run.ProjectID(), EventType: "claim_created",
+		ClaimID: claimID, RunID: run.ID(), Actor: "system",
 		Details: map[string]any{
 			"claim_type":        c.Type,
 			"initial_tier":      string(discov1.TierExplore),
@@ -169,9 +169,9 @@ func (m *Materializer) ledgerClaimCreated(ctx context.Context, run *discov1.Run,
 			result = "passed"
 		}
 		if _, err := m.Ledger.Append(ctx, ledger.Entry{
-			TenantID: tenantID, ProjectID: run.Spec.ProjectID, EventType: "negative_control_evaluated",
-			ClaimID: claimID, RunID: ids.FromName(run.Name), Actor: "system",
-			Details: map[string]any{"control_type": name, "result": result, "validation_dataset_id": run.Spec.DatasetID, "score": r.PValue, "p_value": r.PValue},
+			TenantID: tenantID, ProjectID: run.ProjectID(), EventType: "negative_control_evaluated",
+			ClaimID: claimID, RunID: run.ID(), Actor: "system",
+			Details: map[string]any{"control_type": name, "result": result, "validation_dataset_id": run.DatasetID(), "score": r.PValue, "p_value": r.PValue},
 		}); err != nil {
 			return "", err
 		}
@@ -195,13 +195,13 @@ func claimObject(run *discov1.Run, id string, c *engine.Claim, ledgerEntryID str
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ids.ToName(id), Namespace: run.Namespace,
 			Labels: map[string]string{
-				discov1.LabelProject:  run.Spec.ProjectID,
-				discov1.LabelCampaign: run.Spec.CampaignID,
-				discov1.LabelRun:      ids.FromName(run.Name),
+				discov1.LabelProject:  run.ProjectID(),
+				discov1.LabelCampaign: run.CampaignID(),
+				discov1.LabelRun:      run.ID(),
 			},
 		},
 		Spec: discov1.ClaimSpec{
-			ProjectID: run.Spec.ProjectID, CampaignID: run.Spec.CampaignID, RunID: ids.FromName(run.Name),
+			ProjectID: run.ProjectID(), CampaignID: run.CampaignID(), RunID: run.ID(),
 			Type: discov1.ClaimType(c.Type), Tier: discov1.TierExplore,
 			Summary: truncate(c.Summary, 4096), Score: score,
 			Scope: discov1.ClaimScope{Variables: limit(c.Scope.Variables, 256), Domain: truncate(c.Scope.Domain, 4096),

@@ -48,16 +48,26 @@ type CampaignGovernance struct {
 }
 
 // CampaignSpec is the desired state of a campaign.
+// +kubebuilder:validation:XValidation:rule="has(self.projectRef) != has(self.projectID)",message="give exactly one of projectRef (the project's name) and projectID (its REST id)"
+// +kubebuilder:validation:XValidation:rule="has(self.projectRef) == has(oldSelf.projectRef) && has(self.projectID) == has(oldSelf.projectID)",message="the campaign's project is immutable"
 type CampaignSpec struct {
-	// ProjectID is the parent project (proj_ prefix). Immutable.
+	// ProjectRef names the campaign's Project in the same namespace: {name: signalling}.
+	// Immutable. Give it or projectID, not both.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectRef is immutable"
+	// +optional
+	ProjectRef *ObjectRef `json:"projectRef,omitempty"`
+
+	// ProjectID is the parent project's public id, "proj_" and 26 base32 characters: the
+	// form the REST API writes. Immutable. Give it or projectRef, not both.
 	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectID is immutable"
-	ProjectID string `json:"projectID"`
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
 
-	// DisplayName is the campaign name shown to users.
-	// +kubebuilder:validation:MinLength=1
+	// DisplayName is the campaign name shown to users. Empty: the object's metadata.name.
 	// +kubebuilder:validation:MaxLength=200
-	DisplayName string `json:"displayName"`
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
 
 	// Description says what the campaign is for.
 	// +kubebuilder:validation:MaxLength=4000
@@ -85,6 +95,16 @@ type CampaignSpec struct {
 // CampaignStatus is the observed state of a campaign; its counters are computed from the
 // campaign's runs on every reconcile, never incremented, so they cannot drift.
 type CampaignStatus struct {
+	// ID is the campaign's public id (camp_ and 26 base32 characters); also the label
+	// discovery.disco.dev/id.
+	// +optional
+	ID string `json:"id,omitempty"`
+	// ProjectID is the public id of the campaign's project.
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
+	// ProjectRef names the campaign's Project, whichever form the spec used.
+	// +optional
+	ProjectRef *ObjectRef `json:"projectRef,omitempty"`
 	// Phase is active, exhausted (compute units or runs spent), expired or archived.
 	// +optional
 	Phase CampaignPhase `json:"phase,omitempty"`
@@ -141,7 +161,8 @@ type RetiredUsage struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=camp,categories=disco
-// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Display Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.status.projectRef.name`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Units",type=string,JSONPath=`.status.computeUnitsUsed`,description="compute units used"
 // +kubebuilder:printcolumn:name="Budget",type=integer,JSONPath=`.spec.budget.computeUnits`

@@ -63,6 +63,9 @@ const (
 	// project or campaign that does not exist (yet); the run waits for it.
 	ReasonProjectNotFound  = "ProjectNotFound"
 	ReasonCampaignNotFound = "CampaignNotFound"
+	// ReasonDatasetNotFound (Admitted=False): the run names a dataset that does not exist
+	// (yet); the run waits for it.
+	ReasonDatasetNotFound = "DatasetNotFound"
 	// ReasonNoExecutor (Admitted=False): the manager has no run executor configured.
 	ReasonNoExecutor = "NoExecutor"
 	// ReasonNotSubmitted (Admitted=False): the executor did not take the run (the message

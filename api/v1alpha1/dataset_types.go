@@ -16,14 +16,22 @@ const (
 
 // DatasetSpec describes an uploaded file. Immutable: a new file is a new dataset.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a dataset is immutable; upload a new one"
+// +kubebuilder:validation:XValidation:rule="has(self.projectRef) != has(self.projectID)",message="give exactly one of projectRef (the project's name) and projectID (its REST id)"
 type DatasetSpec struct {
-	// ProjectID is the public id of the dataset's project (proj_ and 26 base32 characters).
+	// ProjectRef names the dataset's Project in the same namespace: {name: signalling}.
+	// Give it or projectID, not both.
+	// +optional
+	ProjectRef *ObjectRef `json:"projectRef,omitempty"`
+	// ProjectID is the public id of the dataset's project (proj_ and 26 base32 characters):
+	// the form the REST API writes. Give it or projectRef, not both.
 	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
-	ProjectID string `json:"projectID"`
-	// DisplayName is the dataset name shown to users, usually the file's name.
-	// +kubebuilder:validation:MinLength=1
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
+	// DisplayName is the dataset name shown to users, usually the file's name. Empty: the
+	// object's metadata.name.
 	// +kubebuilder:validation:MaxLength=200
-	DisplayName string `json:"displayName"`
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
 	// Format is csv or parquet.
 	// +kubebuilder:validation:Enum=csv;parquet
 	Format string `json:"format"`
@@ -48,6 +56,16 @@ type DatasetSpec struct {
 
 // DatasetStatus is what profiling found.
 type DatasetStatus struct {
+	// ID is the dataset's public id (ds_ and 26 base32 characters); also the label
+	// discovery.disco.dev/id.
+	// +optional
+	ID string `json:"id,omitempty"`
+	// ProjectID is the public id of the dataset's project.
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
+	// ProjectRef names the dataset's Project, whichever form the spec used.
+	// +optional
+	ProjectRef *ObjectRef `json:"projectRef,omitempty"`
 	// Phase is profiling, ready (runs may use it) or failed (see message).
 	// +optional
 	Phase DatasetPhase `json:"phase,omitempty"`
@@ -86,7 +104,7 @@ type DatasetStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=dset,categories=disco
-// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Display Name",type=string,JSONPath=`.spec.displayName`
 // +kubebuilder:printcolumn:name="Format",type=string,JSONPath=`.spec.format`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.rows`

@@ -27,21 +27,25 @@ type ProjectSettings struct {
 }
 
 // ProjectSpec is the desired state of a project.
+// +kubebuilder:validation:XValidation:rule="has(self.tenantID) == has(oldSelf.tenantID)",message="tenantID is immutable"
 type ProjectSpec struct {
-	// DisplayName is the project name shown to users.
-	// +kubebuilder:validation:MinLength=1
+	// DisplayName is the project name shown to users. Empty: the object's metadata.name.
 	// +kubebuilder:validation:MaxLength=200
-	DisplayName string `json:"displayName"`
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
 
 	// Description says what the project studies.
 	// +kubebuilder:validation:MaxLength=4000
 	// +optional
 	Description string `json:"description,omitempty"`
 
-	// TenantID owns the project (ten_ prefix). Immutable.
+	// TenantID owns the project: "ten_" and 26 base32 characters. The REST API sets it;
+	// leave it out in a manifest, where the tenant is the one of the project's namespace
+	// (status.tenantID). When set it must be that tenant. Immutable.
 	// +kubebuilder:validation:Pattern=`^ten_[a-z2-7]{26}$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="tenantID is immutable"
-	TenantID string `json:"tenantID"`
+	// +optional
+	TenantID string `json:"tenantID,omitempty"`
 
 	// State is active or archived.
 	// +kubebuilder:default=active
@@ -62,6 +66,15 @@ type ProjectSpec struct {
 
 // ProjectStatus is the observed state of a project.
 type ProjectStatus struct {
+	// ID is the project's public id (proj_ and 26 base32 characters), the id the REST API
+	// and the ledger use; also the label discovery.disco.dev/id. A project created through
+	// the REST API is named by it; a human-named project's id is derived from its namespace
+	// and name.
+	// +optional
+	ID string `json:"id,omitempty"`
+	// TenantID is the tenant of the project's namespace.
+	// +optional
+	TenantID string `json:"tenantID,omitempty"`
 	// Phase mirrors spec.state once the controller has seen it.
 	// +optional
 	Phase ProjectState `json:"phase,omitempty"`
@@ -87,7 +100,8 @@ type ProjectStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=proj,categories=disco
-// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Display Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.id`,priority=1
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.spec.state`
 // +kubebuilder:printcolumn:name="Ceiling",type=string,JSONPath=`.spec.settings.governance.promotionCeiling`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

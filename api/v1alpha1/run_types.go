@@ -89,23 +89,38 @@ type RunGovernance struct {
 
 // RunSpec is a submitted run. It is immutable once created.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a run's spec is immutable once submitted"
+// +kubebuilder:validation:XValidation:rule="has(self.campaignRef) != has(self.campaignID)",message="give exactly one of campaignRef (the campaign's name) and campaignID (its REST id)"
+// +kubebuilder:validation:XValidation:rule="has(self.datasetRef) != has(self.datasetID)",message="give exactly one of datasetRef (the dataset's name) and datasetID (its REST id)"
+// +kubebuilder:validation:XValidation:rule="!has(self.projectID) || has(self.campaignID)",message="projectID goes with campaignID (the REST form); with campaignRef the project is the campaign's"
 type RunSpec struct {
+	// CampaignRef names the Campaign in the same namespace whose budget the run uses:
+	// {name: observational}. The run's project is the campaign's. Give it or campaignID.
+	// +optional
+	CampaignRef *ObjectRef `json:"campaignRef,omitempty"`
+	// DatasetRef names the Dataset in the same namespace to run on. It must be in the
+	// campaign's project and profiled (ready). Give it or datasetID.
+	// +optional
+	DatasetRef *ObjectRef `json:"datasetRef,omitempty"`
 	// ProjectID is the public id of the run's project: "proj_" and 26 base32 characters
-	// (a-z, 2-7), as the REST API and the Project's status show it.
+	// (a-z, 2-7), as the REST API and the Project's status.id show it. The REST form; it
+	// must be the campaign's project.
 	// +kubebuilder:validation:Pattern=`^proj_[a-z2-7]{26}$`
-	ProjectID string `json:"projectID"`
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
 	// CampaignID is the public id of the campaign whose budget the run uses: "camp_" and 26
-	// base32 characters.
+	// base32 characters. The REST form of campaignRef.
 	// +kubebuilder:validation:Pattern=`^camp_[a-z2-7]{26}$`
-	CampaignID string `json:"campaignID"`
+	// +optional
+	CampaignID string `json:"campaignID,omitempty"`
 	// Mode is the discovery method: symbolic (laws by symbolic regression), neural (a
 	// surrogate network), neuro_symbolic (laws distilled from the surrogate) or causal
 	// (a causal graph).
 	Mode Mode `json:"mode"`
 	// DatasetID is the public id of the dataset to run on: "ds_" and 26 base32 characters.
-	// It must be in the same project and profiled (ready).
+	// It must be in the same project and profiled (ready). The REST form of datasetRef.
 	// +kubebuilder:validation:Pattern=`^ds_[a-z2-7]{26}$`
-	DatasetID string `json:"datasetID"`
+	// +optional
+	DatasetID string `json:"datasetID,omitempty"`
 	// Parameters are the discovery parameters.
 	// +optional
 	Parameters RunParameters `json:"parameters,omitempty"`
@@ -198,6 +213,26 @@ type ArtifactRef struct {
 
 // RunStatus is the observed state of a run.
 type RunStatus struct {
+	// ID is the run's public id (run_ and 26 base32 characters); also the label
+	// discovery.disco.dev/id.
+	// +optional
+	ID string `json:"id,omitempty"`
+	// ProjectID, CampaignID and DatasetID are the public ids of the run's project (its
+	// campaign's), campaign and dataset, whichever form the spec used.
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
+	// CampaignID is the public id of the run's campaign.
+	// +optional
+	CampaignID string `json:"campaignID,omitempty"`
+	// DatasetID is the public id of the run's dataset.
+	// +optional
+	DatasetID string `json:"datasetID,omitempty"`
+	// CampaignRef names the run's Campaign, whichever form the spec used.
+	// +optional
+	CampaignRef *ObjectRef `json:"campaignRef,omitempty"`
+	// DatasetRef names the run's Dataset, whichever form the spec used.
+	// +optional
+	DatasetRef *ObjectRef `json:"datasetRef,omitempty"`
 	// Phase is queued, running, completed, failed or cancelled.
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
@@ -263,9 +298,11 @@ type RunStatus struct {
 // +kubebuilder:selectablefield:JSONPath=`.spec.mode`
 // +kubebuilder:selectablefield:JSONPath=`.spec.campaignID`
 // +kubebuilder:selectablefield:JSONPath=`.spec.datasetID`
+// +kubebuilder:selectablefield:JSONPath=`.spec.campaignRef.name`
+// +kubebuilder:selectablefield:JSONPath=`.spec.datasetRef.name`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
-// +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.spec.datasetID`
+// +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.status.datasetRef.name`
 // +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.pipeline.currentStage`
 // +kubebuilder:printcolumn:name="Claims",type=integer,JSONPath=`.status.claimsCount`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // AdmitRun reads a new run's project, campaign and the namespace's runs through c and
@@ -17,16 +16,19 @@ import (
 // A project or campaign that does not exist (yet) blocks nothing here: the run controller
 // reports the missing reference as a condition.
 func AdmitRun(ctx context.Context, c client.Reader, namespace string, run *discov1.Run, now time.Time) (constraint, message string, err error) {
+	run.Namespace = namespace // the decoded object of a create may not carry it; ids derive from it
+	// The campaign first: a Run written by name (spec.campaignRef) has no project id of its
+	// own; its project is its campaign's (issue 14, item 6).
+	camp := &discov1.Campaign{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: run.CampaignName()}, camp); err != nil {
+		return "", "", client.IgnoreNotFound(err)
+	}
 	project := &discov1.Project{}
-	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.ProjectID)}, project); {
+	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: camp.ProjectName()}, project); {
 	case apierrors.IsNotFound(err):
 		project = nil
 	case err != nil:
 		return "", "", err
-	}
-	camp := &discov1.Campaign{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(run.Spec.CampaignID)}, camp); err != nil {
-		return "", "", client.IgnoreNotFound(err)
 	}
 	runs := &discov1.RunList{}
 	// All of the namespace's runs, not a label or an index: a Run written by hand may carry
@@ -45,11 +47,11 @@ func AdmitRun(ctx context.Context, c client.Reader, namespace string, run *disco
 // served and a run admitted once stays admissible.
 func Admit(project *discov1.Project, camp *discov1.Campaign, runs []discov1.Run, run *discov1.Run, now time.Time) (constraint, message string) {
 	if project != nil && project.Spec.State == discov1.ProjectArchived {
-		return "archived", fmt.Sprintf("the project %s is archived and accepts no runs", run.Spec.ProjectID)
+		return "archived", fmt.Sprintf("the project %s is archived and accepts no runs", project.ID())
 	}
 	others := make([]discov1.Run, 0, len(runs))
 	for i := range runs {
-		if r := &runs[i]; r.Spec.CampaignID == run.Spec.CampaignID && r.Name != run.Name && CreatedBefore(r, run) {
+		if r := &runs[i]; r.CampaignID() == run.CampaignID() && r.Name != run.Name && CreatedBefore(r, run) {
 			others = append(others, *r)
 		}
 	}
@@ -66,7 +68,7 @@ func Refusal(camp *discov1.Campaign, u BudgetUsage, estimate int64, constraint s
 	b := camp.Spec.Budget
 	switch constraint {
 	case "archived":
-		return fmt.Sprintf("the campaign %s is archived and accepts no runs", ids.FromName(camp.Name))
+		return fmt.Sprintf("the campaign %s is archived and accepts no runs", camp.ID())
 	case "expires_at":
 		return fmt.Sprintf("the campaign expired at %s", b.ExpiresAt.UTC().Format(time.RFC3339))
 	case "max_runs":

@@ -37,12 +37,12 @@ func one(v string) []string {
 }
 
 var all = []spec{
-	{&discov1.Project{}, Tenant, func(o client.Object) []string { return one(o.(*discov1.Project).Spec.TenantID) }},
-	{&discov1.Campaign{}, Project, func(o client.Object) []string { return one(o.(*discov1.Campaign).Spec.ProjectID) }},
-	{&discov1.Dataset{}, Project, func(o client.Object) []string { return one(o.(*discov1.Dataset).Spec.ProjectID) }},
-	{&discov1.Run{}, Project, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.ProjectID) }},
-	{&discov1.Run{}, Campaign, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.CampaignID) }},
-	{&discov1.Run{}, Dataset, func(o client.Object) []string { return one(o.(*discov1.Run).Spec.DatasetID) }},
+	{&discov1.Project{}, Tenant, func(o client.Object) []string { return one(o.(*discov1.Project).TenantID()) }},
+	{&discov1.Campaign{}, Project, func(o client.Object) []string { return one(o.(*discov1.Campaign).ProjectID()) }},
+	{&discov1.Dataset{}, Project, func(o client.Object) []string { return one(o.(*discov1.Dataset).ProjectID()) }},
+	{&discov1.Run{}, Project, func(o client.Object) []string { return one(o.(*discov1.Run).ProjectID()) }},
+	{&discov1.Run{}, Campaign, func(o client.Object) []string { return one(o.(*discov1.Run).CampaignID()) }},
+	{&discov1.Run{}, Dataset, func(o client.Object) []string { return one(o.(*discov1.Run).DatasetID()) }},
 	{&discov1.Claim{}, Project, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.ProjectID) }},
 	{&discov1.Claim{}, Campaign, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.CampaignID) }},
 	{&discov1.Claim{}, Run, func(o client.Object) []string { return one(o.(*discov1.Claim).Spec.RunID) }},
