@@ -1,6 +1,9 @@
 package causal
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Orientation sources recorded in Edge.OrientedBy.
 const (
@@ -52,14 +55,7 @@ type Graph struct {
 // sortEdges orders edges by lag, then From, then To, so output is
 // deterministic.
 func sortEdges(edges []Edge) {
-	sort.Slice(edges, func(a, b int) bool {
-		ea, eb := edges[a], edges[b]
-		if ea.From != eb.From {
-			return ea.From < eb.From
-		}
-		if ea.To != eb.To {
-			return ea.To < eb.To
-		}
-		return ea.Lag < eb.Lag
+	slices.SortFunc(edges, func(ea, eb Edge) int {
+		return cmp.Or(cmp.Compare(ea.From, eb.From), cmp.Compare(ea.To, eb.To), cmp.Compare(ea.Lag, eb.Lag))
 	})
 }

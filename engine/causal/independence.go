@@ -1,8 +1,9 @@
 package causal
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -34,7 +35,7 @@ func ranks(v []float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.Slice(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
 	out := make([]float64, len(v))
 	for i := 0; i < len(idx); {
 		j := i

@@ -1,11 +1,11 @@
 package causal
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/mathext"
@@ -174,7 +174,7 @@ func (d *laggedData) pc1(j int, opts Options) []laggedNode {
 			keep = append(keep, c)
 		}
 		parents = keep
-		sort.SliceStable(parents, func(a, b int) bool { return strength[parents[a]] > strength[parents[b]] })
+		slices.SortStableFunc(parents, func(a, b laggedNode) int { return cmp.Compare(strength[b], strength[a]) })
 	}
 	return parents
 }

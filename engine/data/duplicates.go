@@ -66,7 +66,8 @@ func hashRow(f *Frame, i int) uint64 {
 }
 
 // rowHasher hashes a row cell by cell with xxHash64, a fixed function, so
-// the same file always gives the same profile.
+// the same file always gives the same profile. xxhash.Digest's Write never
+// returns an error.
 type rowHasher struct {
 	d   xxhash.Digest
 	buf [8]byte
@@ -78,14 +79,14 @@ func (h *rowHasher) reset() { h.d.Reset() }
 // ("ab","c") and ("a","bc") apart.
 func (h *rowHasher) text(s string) {
 	binary.LittleEndian.PutUint64(h.buf[:], uint64(len(s)))
-	h.d.Write(h.buf[:])
-	h.d.WriteString(s)
+	_, _ = h.d.Write(h.buf[:])
+	_, _ = h.d.WriteString(s)
 }
 
 // number hashes a numeric cell (NaN for null).
 func (h *rowHasher) number(v float64) {
 	binary.LittleEndian.PutUint64(h.buf[:], canonicalBits(v))
-	h.d.Write(h.buf[:])
+	_, _ = h.d.Write(h.buf[:])
 }
 
 func (h *rowHasher) sum() uint64 { return h.d.Sum64() }

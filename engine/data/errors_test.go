@@ -40,7 +40,7 @@ func TestDatasetUnreadable(t *testing.T) {
 	// and the message names the line.
 	text := "a,b\n" + strings.Repeat("1,2\n", 40000) + "3,\xc3\x28\n"
 	_, err = readText(text, "csv")
-	ve := wantCode(t, err, CodeDatasetUnreadable)
+	ve := wantValidation(t, err, CodeDatasetUnreadable)
 	if ve.Row != 40002 || ve.Column != "b" || !strings.Contains(ve.Message, "line 40002") {
 		t.Errorf("error = %+v, want line 40002 column b", ve)
 	}
@@ -61,7 +61,7 @@ func TestDatasetFormatUnsupported(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Load(path, "")
-	if ve := wantCode(t, err, CodeDatasetFormatUnsupported); !strings.Contains(ve.Message, ".json") {
+	if ve := wantValidation(t, err, CodeDatasetFormatUnsupported); !strings.Contains(ve.Message, ".json") {
 		t.Errorf("message %q should name the extension", ve.Message)
 	}
 	_, err = Load(path, "feather")
@@ -70,7 +70,7 @@ func TestDatasetFormatUnsupported(t *testing.T) {
 
 func TestRowLengthMismatch(t *testing.T) {
 	_, err := readText("a,b,c\n1,2,3\n4,5,6\n7,8\n", "csv")
-	ve := wantCode(t, err, CodeRowLengthMismatch)
+	ve := wantValidation(t, err, CodeRowLengthMismatch)
 	if ve.Row != 4 || !strings.Contains(ve.Message, "line 4 has 2 fields but the header has 3") {
 		t.Errorf("error = %+v, want line 4 named", ve)
 	}
@@ -78,7 +78,7 @@ func TestRowLengthMismatch(t *testing.T) {
 
 func TestColumnDuplicate(t *testing.T) {
 	_, err := readText("a,b,a\n1,2,3\n", "csv")
-	if ve := wantCode(t, err, CodeColumnDuplicate); ve.Column != "a" {
+	if ve := wantValidation(t, err, CodeColumnDuplicate); ve.Column != "a" {
 		t.Errorf("Column = %q, want a", ve.Column)
 	}
 }
@@ -131,7 +131,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			ve := wantCode(t, err, tc.code)
+			ve := wantValidation(t, err, tc.code)
 			if ve.Column != tc.column || ve.Row != tc.row {
 				t.Errorf("Column, Row = %q, %d; want %q, %d", ve.Column, ve.Row, tc.column, tc.row)
 			}

@@ -20,7 +20,7 @@ func TestMatrixIsColumnMajorCopy(t *testing.T) {
 		t.Error("Matrix shares memory with the frame")
 	}
 	_, err = f.Matrix([]string{"a", "nope"})
-	if ve := wantCode(t, err, CodeColumnUnknown); ve.Column != "nope" {
+	if ve := wantValidation(t, err, CodeColumnUnknown); ve.Column != "nope" {
 		t.Errorf("Column = %q", ve.Column)
 	}
 	_, err = f.Matrix([]string{"s"})

@@ -21,9 +21,15 @@ func mustRead(t *testing.T, text, format string) *Frame {
 	return f
 }
 
-// wantCode asserts that err is a *ValidationError with the given code and
-// returns it for further checks.
-func wantCode(t *testing.T, err error, code string) *ValidationError {
+// wantCode asserts that err is a *ValidationError with the given code.
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	_ = wantValidation(t, err, code)
+}
+
+// wantValidation asserts what wantCode does and returns the error for
+// further checks.
+func wantValidation(t *testing.T, err error, code string) *ValidationError {
 	t.Helper()
 	var ve *ValidationError
 	if !errors.As(err, &ve) {

@@ -93,7 +93,7 @@ type nested struct {
 func TestParquetNestedUnsupported(t *testing.T) {
 	data := writeParquet(t, []nested{{ID: 1, Tags: []int64{1, 2}}})
 	_, err := Read(bytes.NewReader(data), int64(len(data)), "parquet")
-	if ve := wantCode(t, err, CodeDatasetFormatUnsupported); ve.Column != "tags" {
+	if ve := wantValidation(t, err, CodeDatasetFormatUnsupported); ve.Column != "tags" {
 		t.Errorf("Column = %q, want tags", ve.Column)
 	}
 }
@@ -124,7 +124,7 @@ type fixedBytes struct {
 func TestParquetUnsupportedType(t *testing.T) {
 	data := writeParquet(t, []fixedBytes{{ID: 1}})
 	_, err := Read(bytes.NewReader(data), int64(len(data)), "parquet")
-	if ve := wantCode(t, err, CodeDatasetFormatUnsupported); ve.Column != "uuid" {
+	if ve := wantValidation(t, err, CodeDatasetFormatUnsupported); ve.Column != "uuid" {
 		t.Errorf("Column = %q, want uuid", ve.Column)
 	}
 }
@@ -148,7 +148,7 @@ func TestParquetUnsignedAndRawBytes(t *testing.T) {
 	}
 	data = writeParquet(t, []rawBytes{{Blob: []byte("ok")}, {Blob: []byte{0xff, 0xfe}}})
 	_, err = Read(bytes.NewReader(data), int64(len(data)), "parquet")
-	if ve := wantCode(t, err, CodeDatasetUnreadable); ve.Column != "blob" || ve.Row != 2 {
+	if ve := wantValidation(t, err, CodeDatasetUnreadable); ve.Column != "blob" || ve.Row != 2 {
 		t.Errorf("error = %+v, want column blob row 2", ve)
 	}
 }

@@ -21,7 +21,7 @@ func readSample(r io.ReaderAt, size int64) ([]byte, bool, error) {
 	n := min(size, sniffBytes)
 	buf := make([]byte, n)
 	got, err := r.ReadAt(buf, 0)
-	if err != nil && !(err == io.EOF && int64(got) == n) {
+	if err != nil && (err != io.EOF || int64(got) != n) {
 		return nil, false, err
 	}
 	return buf, n == size, nil

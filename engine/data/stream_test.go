@@ -249,7 +249,7 @@ func TestProfileReaderRefusesWideFiles(t *testing.T) {
 			t.Errorf("%s Width = %d, %v; want %d", c.format, n, err, MaxColumns+1)
 		}
 		_, err := ProfileReader(bytes.NewReader(wide), int64(len(wide)), c.format)
-		if ve := wantCode(t, err, CodeDatasetTooWide); !strings.Contains(ve.Message, "4097 columns") || !strings.Contains(ve.Message, "4096") {
+		if ve := wantValidation(t, err, CodeDatasetTooWide); !strings.Contains(ve.Message, "4097 columns") || !strings.Contains(ve.Message, "4096") {
 			t.Errorf("%s message %q names neither the width nor the limit", c.format, ve.Message)
 		}
 		if p := streamProfile(t, ok, c.format); p.ColumnCount != MaxColumns {
@@ -264,13 +264,13 @@ func TestProfileReaderBoundsRecordsAndFooters(t *testing.T) {
 		t.Fatalf("the loader takes any row length: %v", err)
 	}
 	_, err := ProfileReader(bytes.NewReader(long), int64(len(long)), "csv")
-	if ve := wantCode(t, err, CodeDatasetUnreadable); !strings.Contains(ve.Message, "4 MiB") {
+	if ve := wantValidation(t, err, CodeDatasetUnreadable); !strings.Contains(ve.Message, "4 MiB") {
 		t.Errorf("message %q does not name the limit", ve.Message)
 	}
 	// A footer length of 2^31 is refused before anything is decoded.
 	huge := append([]byte("PAR1 not read "), 0, 0, 0, 0x80, 'P', 'A', 'R', '1')
 	_, err = ProfileReader(bytes.NewReader(huge), int64(len(huge)), "parquet")
-	if ve := wantCode(t, err, CodeDatasetUnreadable); !strings.Contains(ve.Message, "metadata") {
+	if ve := wantValidation(t, err, CodeDatasetUnreadable); !strings.Contains(ve.Message, "metadata") {
 		t.Errorf("message %q", ve.Message)
 	}
 }

@@ -13,7 +13,7 @@ func TestParseBackbone(t *testing.T) {
 		"mlp-64-32":    {64, 32},
 		"mlp-3x32":     {32, 32, 32},
 		"mlp-16":       {16},
-		" mlp-1x1024 ": {1024},
+		" mlp-1x1024 ": {1024}, //nolint:gocritic // the spaces check that ParseBackbone trims its input
 		"mlp-8x4":      {4, 4, 4, 4, 4, 4, 4, 4},
 	}
 	for in, want := range good {

@@ -35,7 +35,7 @@ func Load(r io.Reader) (*Model, error) {
 	if saved.Format != formatVersion {
 		return nil, fmt.Errorf("neural: load model: format %d, want %d", saved.Format, formatVersion)
 	}
-	if err := saved.Model.validate(); err != nil {
+	if err := saved.validate(); err != nil {
 		return nil, fmt.Errorf("neural: load model: %w", err)
 	}
 	return saved.Model, nil

@@ -136,7 +136,9 @@ func (o *constOptimizer) lm(t tree, frozen []bool, scale bool, a, b, loss float6
 			}
 			ft := o.ev.eval(trial)
 			evals++
-			ta, tb, tl, ok := a, b, 0.0, true
+			ta, tb := a, b
+			var tl float64
+			var ok bool
 			if scale {
 				ta, tb, tl, ok = linearScale(ft, o.y)
 			} else {

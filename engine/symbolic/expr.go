@@ -64,25 +64,3 @@ func (e *expr) complexity() int {
 	}
 	return c
 }
-
-func (e *expr) equal(f *expr) bool {
-	if e.op != f.op || len(e.args) != len(f.args) {
-		return false
-	}
-	switch e.op {
-	case opVar:
-		if e.v != f.v {
-			return false
-		}
-	case opConst, opPow:
-		if e.c != f.c {
-			return false
-		}
-	}
-	for i := range e.args {
-		if !e.args[i].equal(f.args[i]) {
-			return false
-		}
-	}
-	return true
-}

@@ -58,9 +58,6 @@ func (o opcode) arity() int {
 	}
 }
 
-// isFunc reports whether o prints as a function call, e.g. sin(x).
-func (o opcode) isFunc() bool { return o >= opSin }
-
 // cost is the contribution of one node to the complexity of an expression.
 // A power counts two, for the operator and its exponent, so that complexity
 // equals the node count of the printed expression.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -54,7 +53,7 @@ func PriorOperators(prior string) ([]string, error) {
 	for k := range priors {
 		known = append(known, k)
 	}
-	sort.Strings(known)
+	slices.Sort(known)
 	return nil, fmt.Errorf("symbolic: unknown prior %q (known: %s)", prior, strings.Join(known, ", "))
 }
 

@@ -46,12 +46,3 @@ func (p *paretoFront) members() []individual {
 	}
 	return out
 }
-
-// best returns the lowest-loss member, or nil if the front is empty.
-func (p *paretoFront) best() *individual {
-	m := p.members()
-	if len(m) == 0 {
-		return nil
-	}
-	return &m[len(m)-1]
-}

@@ -101,7 +101,7 @@ variants:
 			base = r
 		}
 		for k := 1; k <= 2; k++ {
-			if k == 2 && (!sameSign(base) || !(b.has[opSqrt] || b.has[opPow])) {
+			if k == 2 && (!sameSign(base) || (!b.has[opSqrt] && !b.has[opPow])) {
 				continue
 			}
 			z := make([]float64, len(base))

@@ -157,30 +157,6 @@ func (s *sparseRegression) forward(cand []int, singles, maxTerms int) []sparseMo
 	return out
 }
 
-// backward eliminates terms from S one at a time, always the one whose
-// removal raises the residual least, and returns the supports visited.
-// Run after forward selection it recovers small supports that the greedy
-// forward path stepped around.
-func (s *sparseRegression) backward(S []int) []sparseModel {
-	var out []sparseModel
-	S = slices.Clone(S)
-	for len(S) > 1 {
-		best, bestRSS := -1, math.Inf(1)
-		for p := range S {
-			rest := slices.Delete(slices.Clone(S), p, p+1)
-			if _, rss, ok := s.solve(rest); ok && rss < bestRSS {
-				best, bestRSS = p, rss
-			}
-		}
-		if best < 0 {
-			break
-		}
-		S = slices.Delete(S, best, best+1)
-		out = append(out, sparseModel{support: slices.Clone(S), rss: bestRSS})
-	}
-	return out
-}
-
 // bestPairs tries every support of two candidates and returns the k with
 // the lowest residual, best first. Greedy forward selection misses a pair
 // whose first term is not the best single term (in log space, −log σ and
