@@ -30,12 +30,14 @@ type Deps struct {
 
 type handlers struct {
 	Deps
-	policy projects.Policy
+	policy  projects.Policy
+	service *Service
 }
 
 // Register adds the campaign operations under /projects/{project_id}/campaigns.
 func Register(api huma.API, d Deps) {
-	s := &handlers{Deps: d, policy: projects.Policy{Kit: d.Kit, Ledger: d.Ledger}}
+	policy := projects.Policy{Kit: d.Kit, Ledger: d.Ledger}
+	s := &handlers{Deps: d, policy: policy, service: &Service{Kit: d.Kit, Policy: policy}}
 	g := huma.NewGroup(api, "/projects/{project_id}/campaigns")
 	transport.Register(g, huma.Operation{
 		OperationID: "createCampaign", Method: http.MethodPost, Path: "",
@@ -54,6 +56,21 @@ func Register(api huma.API, d Deps) {
 		OperationID: "getCampaign", Method: http.MethodGet, Path: "/{campaign_id}",
 		Summary: "Get a campaign", Tags: []string{"Campaigns"}, Errors: []int{http.StatusNotFound},
 	}, auth.ProjectsRead, s.getCampaign)
+	// Beyond the contract (README, "API notes"): a user archives a campaign, changes its
+	// budget or tightens its governance, as kubectl can edit the Campaign.
+	transport.Register(g, huma.Operation{
+		OperationID: "updateCampaign", Method: http.MethodPatch, Path: "/{campaign_id}",
+		Summary: "Update a campaign", Tags: []string{"Campaigns"},
+		Description: "The body is a JSON merge patch (RFC 7396) over name, description, status, budget and governance; " +
+			"null resets description, removes budget.expires_at, and leaves a governance rule to the project. Other fields " +
+			"are ignored. status archived stops the campaign from accepting runs and active takes it back; archiving twice " +
+			"changes nothing. The budget may be lowered below what the campaign has used, or expires_at set in the past: " +
+			"the campaign is then exhausted or expired. The patch applies to the campaign as it is when the request " +
+			"arrives; send its ETag in If-Match to change only the version you read (412 precondition_failed otherwise, " +
+			"RFC 9110, section 13.1.1). Changing governance also needs the scope `" + auth.GovernanceWrite + "` and is " +
+			"recorded in the project's ledger as a policy_changed entry with the rules before and after.",
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusPreconditionFailed, http.StatusUnsupportedMediaType},
+	}, auth.ProjectsWrite, s.updateCampaign)
 }
 
 func (s *handlers) createCampaign(ctx context.Context, in *struct {
@@ -160,4 +177,29 @@ func (s *handlers) getCampaign(ctx context.Context, in *resource.CampaignPath) (
 		return nil, err
 	}
 	return &campaignBody{ETag: resource.ETag(c), Body: Of(proj, c, s.Kit.Now())}, nil
+}
+
+func (s *handlers) updateCampaign(ctx context.Context, in *struct {
+	resource.CampaignPath
+	IfMatch string `header:"If-Match" maxLength:"1024" doc:"Update only if the campaign still has one of these entity tags (its ETag); otherwise 412."`
+	Body    campaignPatch
+	RawBody []byte
+}) (*campaignBody, error) {
+	proj, cached, err := s.Kit.Campaign(ctx, in.ProjectID, in.CampaignID)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := resource.ParseIfMatch(in.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := resource.DecodeMergePatch(in.RawBody, patchFields...)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := s.service.Update(ctx, cached, cond, patch)
+	if err != nil {
+		return nil, err
+	}
+	return &campaignBody{ETag: resource.ETag(upd), Body: Of(proj, upd, s.Kit.Now())}, nil
 }

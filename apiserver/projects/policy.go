@@ -80,6 +80,24 @@ func (s Policy) CreateGoverned(ctx context.Context, obj client.Object, ch Policy
 	return nil
 }
 
+// RecordUpdate ledgers ch, a change of governance settings that the update to obj made,
+// and waits for the cache to hold obj. A change that cannot be ledgered is undone (restore
+// puts the settings before it back on a fresh read of the object), since an unrecorded
+// governance change must not stand.
+func RecordUpdate[T client.Object](ctx context.Context, pol Policy, obj T, ch PolicyChange, restore func(cur T)) error {
+	if err := pol.Record(ctx, ch); err != nil {
+		_, uerr := resource.UpdateFresh(context.WithoutCancel(ctx), pol.Kit, obj, nil, ch.Resource, ch.ID,
+			func(T) bool { return true },
+			func(cur T) (T, error) { restore(cur); return cur, nil })
+		if uerr != nil {
+			pol.Kit.Log.Error(uerr, "could not undo an unledgered governance change", "name", obj.GetName(), "request_id", transport.RequestID(ctx))
+		}
+		return err
+	}
+	pol.Kit.AwaitCache(ctx, obj)
+	return nil
+}
+
 // changedFields lists, sorted, the JSON members whose values differ between two objects.
 func changedFields(before, after any) []string {
 	var b, a map[string]any

@@ -1,9 +1,7 @@
 package projects
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -182,22 +180,13 @@ func (s *handlers) updateProject(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	var patch map[string]any
-	dec := json.NewDecoder(bytes.NewReader(in.RawBody))
-	dec.UseNumber()
-	if len(bytes.TrimSpace(in.RawBody)) > 0 {
-		if err := dec.Decode(&patch); err != nil {
-			return nil, apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the body must be a JSON object")
-		}
+	// Fields the contract does not let PATCH change are ignored, as unknown fields are.
+	patch, err := resource.DecodeMergePatch(in.RawBody, "name", "description", "status", "settings")
+	if err != nil {
+		return nil, err
 	}
 	if v, ok := patch["name"]; ok && v == nil {
 		return nil, apierror.Invalid("body.name", "cannot be null: a project needs a name")
-	}
-	// Fields the contract does not let PATCH change are ignored, as unknown fields are.
-	for k := range patch {
-		if k != "name" && k != "description" && k != "status" && k != "settings" {
-			delete(patch, k)
-		}
 	}
 
 	upd, err := s.service.Update(ctx, cached, cond, patch)

@@ -103,6 +103,12 @@ def test_campaigns(c: disco.Client, project: disco.Project) -> None:
     assert c.campaigns.get(project.id, camp.id).name == "first campaign"
     assert camp.id in {x.id for x in c.campaigns.list(project.id)}
 
+    upd = c.campaigns.update(project.id, camp.id, description=None, budget={"compute_units": 2000})
+    assert upd.description == "" and upd.budget.compute_units == 2000 and upd.budget.max_runs == 10
+    archived = c.campaigns.archive(project.id, camp.id)
+    assert archived.status == "archived"
+    assert camp.id in {x.id for x in c.campaigns.list(project.id, status="archived")}
+
 
 # Datasets -------------------------------------------------------------------------
 

@@ -77,6 +77,21 @@ class BudgetInput(DiscoModel):
     max_runs: int | None = None
 
 
+class BudgetPatch(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    compute_units: int | None = None
+    """
+    May be below compute_units_used: the campaign is then exhausted.
+    """
+    expires_at: datetime | None = None
+    """
+    null: the campaign does not expire.
+    """
+    max_runs: int | None = None
+
+
 class CampaignBudget(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
@@ -119,6 +134,38 @@ class CampaignGovernanceInput(DiscoModel):
     auto_promote_to: str | None = None
     promotion_ceiling: str | None = None
     require_negative_controls: bool | None = None
+
+
+class CampaignGovernancePatch(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    auto_promote_to: str | None = None
+    """
+    null: no automatic promotion.
+    """
+    promotion_ceiling: str | None = None
+    """
+    null: the project's ceiling.
+    """
+    require_negative_controls: bool | None = None
+    """
+    null: the project's rule.
+    """
+
+
+class CampaignPatch(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    budget: BudgetPatch | None = None
+    description: str | None = None
+    governance: CampaignGovernancePatch | None = None
+    name: str | None = None
+    status: str | None = None
+    """
+    archived stops the campaign from accepting runs; active takes it back. exhausted and expired follow from the budget.
+    """
 
 
 class ClaimScope(DiscoModel):
