@@ -90,7 +90,7 @@ func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, maxByte
 		return 0, "", fmt.Errorf("blob: write %s: %w", key, err)
 	}
 	if err := w.Close(); err != nil {
-		b.b.Delete(context.WithoutCancel(ctx), key)
+		_ = b.b.Delete(context.WithoutCancel(ctx), key) // best effort; the commit error is the one to report
 		return 0, "", fmt.Errorf("blob: commit %s: %w", key, err)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil

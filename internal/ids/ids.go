@@ -50,7 +50,8 @@ func Valid(prefix, id string) bool {
 		return false
 	}
 	for _, c := range rest {
-		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+		base32 := c >= 'a' && c <= 'z' || c >= '2' && c <= '7'
+		if !base32 {
 			return false
 		}
 	}

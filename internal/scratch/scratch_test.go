@@ -47,7 +47,9 @@ func TestDirNarrowsAndRefuses(t *testing.T) {
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(dir, 0o777)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Dir(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,9 @@ func TestDirNarrowsAndRefuses(t *testing.T) {
 		t.Error("a symlink was accepted as the scratch directory")
 	}
 	file := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, nil, 0o600)
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Dir(file); err == nil {
 		t.Error("a file was accepted as the scratch directory")
 	}

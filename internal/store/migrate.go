@@ -1,13 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,7 +59,7 @@ func loadMigrations(dialect string) ([]migration, error) {
 		}
 		out = append(out, migration{version: v, name: name, sql: string(body)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	return out, nil
 }
 
@@ -96,7 +97,7 @@ func (s *Store) applyMigration(ctx context.Context, m migration) error {
 	committed := false
 	defer func() {
 		if !committed {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") // best effort on an error path
 		}
 	}()
 	if s.dialect == Postgres {

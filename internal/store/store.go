@@ -189,7 +189,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // fn's error is the one to report
 		return err
 	}
 	if err := tx.Commit(); err != nil {

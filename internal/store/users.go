@@ -92,6 +92,7 @@ var compareHash = bcrypt.CompareHashAndPassword
 // a failing database. Callers still check the tenant and Disabled.
 func (s *Store) VerifyPassword(ctx context.Context, username, password string) (u User, ok bool, err error) {
 	u, err = s.UserByUsername(ctx, username)
+	found := err == nil
 	hash := []byte(u.PasswordHash)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -100,7 +101,7 @@ func (s *Store) VerifyPassword(ctx context.Context, username, password string) (
 		return User{}, false, err
 	}
 	match := compareHash(hash, []byte(password)) == nil
-	if err != nil || !match {
+	if !found || !match {
 		return User{}, false, nil
 	}
 	return u, true, nil

@@ -118,7 +118,7 @@ func (d *Dispatcher) NeedLeaderElection() bool { return true }
 func (d *Dispatcher) Run(ctx context.Context) error {
 	for {
 		n, err := d.DeliverOnce(ctx)
-		if ctx.Err() != nil {
+		if stopping(ctx) {
 			return nil
 		}
 		if err != nil {
@@ -128,10 +128,20 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		if err == nil && n >= d.opts.BatchSize {
 			continue
 		}
-		if err := d.opts.Sleep(ctx, d.opts.PollInterval); err != nil {
+		if !d.pause(ctx) {
 			return nil
 		}
 	}
+}
+
+// stopping reports whether ctx has ended: the dispatcher's normal way to stop, not
+// a failure to report.
+func stopping(ctx context.Context) bool { return ctx.Err() != nil }
+
+// pause waits one poll interval and reports whether to go on. Sleep fails only when
+// ctx ends, which is a normal stop.
+func (d *Dispatcher) pause(ctx context.Context) bool {
+	return d.opts.Sleep(ctx, d.opts.PollInterval) == nil
 }
 
 // DeliverOnce claims the deliveries due now, sends them, records every attempt,
@@ -165,7 +175,7 @@ func (d *Dispatcher) DeliverOnce(ctx context.Context) (int, error) {
 // deliver makes one attempt and records it.
 func (d *Dispatcher) deliver(ctx context.Context, dd store.DueDelivery) error {
 	code, sendErr := d.send(ctx, dd)
-	if ctx.Err() != nil {
+	if stopping(ctx) {
 		// Shutting down: the attempt is not the endpoint's fault. Leave the lease to
 		// expire so the next leader sends it again, unpenalised.
 		return nil

@@ -8,7 +8,7 @@ import (
 
 func TestNextAttempt(t *testing.T) {
 	first := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) time.Time { return first.Add(d) }
+	at := first.Add
 	deadline := at(RetryWindow)
 	tests := []struct {
 		name     string

@@ -195,7 +195,8 @@ func checkHostName(host string) error {
 		}
 		for i := 0; i < len(l); i++ {
 			c := l[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			allowed := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+			if !allowed {
 				return bad("only letters, digits, hyphens and dots are allowed (give an internationalised name in its xn-- form)")
 			}
 		}
