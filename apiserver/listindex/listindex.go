@@ -28,7 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,7 +88,6 @@ type Index struct {
 	spec     pagination.Spec[*discov1.Claim]
 	sorts    []string       // sorted field names; index = sort slot
 	slot     map[string]int // field name -> slot
-	defSlot  int
 	keyFuncs []func(*discov1.Claim) pagination.Key
 
 	mu     sync.RWMutex
@@ -134,7 +133,7 @@ func New(spec pagination.Spec[*discov1.Claim]) *Index {
 	for name := range spec.Fields {
 		x.sorts = append(x.sorts, name)
 	}
-	sort.Strings(x.sorts)
+	slices.Sort(x.sorts)
 	// The default sort gets slot 0, the eager one.
 	for i, name := range x.sorts {
 		if name == spec.DefaultSort {
@@ -610,7 +609,7 @@ func (x *Index) build(pk partKey, slot int) {
 	}
 	all := make([]*entry, 0, p.len())
 	p.trees[0].Ascend(func(e *entry) bool { all = append(all, e); return true })
-	sort.Slice(all, func(i, j int) bool { return cmpAt(slot, all[i], all[j]) < 0 })
+	slices.SortFunc(all, func(a, b *entry) int { return cmpAt(slot, a, b) })
 	t := btree.NewG(degree, lessAt(slot))
 	for _, e := range all {
 		t.ReplaceOrInsert(e)
@@ -649,7 +648,7 @@ func (x *Index) Paginate(codec *pagination.Codec, namespace, projectID string, m
 	}
 	if _, ok := x.slot[sortField]; !ok {
 		names := append([]string(nil), x.sorts...)
-		sort.Strings(names)
+		slices.Sort(names)
 		return page{}, &pagination.Error{Param: "sort", Message: "cannot sort by " + sortField + "; sortable fields: " + strings.Join(names, ", ")}
 	}
 	if order == "" {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,10 +55,6 @@ func randomClaims(r *rand.Rand, ns, project string, n int) []*discov1.Claim {
 			fmt.Sprintf("run-%d", r.Intn(4)), fmt.Sprintf("cmp-%d", r.Intn(2)))
 	}
 	return out
-}
-
-func matchOf(m Match) func(*discov1.Claim) bool {
-	return func(c *discov1.Claim) bool { return m.matches(c) }
 }
 
 func filterString(project string, m Match) string {
@@ -195,7 +191,8 @@ func TestCursorStableWhileInserting(t *testing.T) {
 		t.Fatalf("walked %d old claims (%v)", len(old), got)
 	}
 	want := append([]string(nil), old...)
-	sort.Sort(sort.Reverse(sort.StringSlice(want))) // old names grow with their time
+	slices.Sort(want)
+	slices.Reverse(want) // old names grow with their time
 	if fmt.Sprint(old) != fmt.Sprint(want) {
 		t.Fatalf("order %v", old)
 	}

@@ -16,7 +16,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -208,17 +208,19 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 		keys[i] = keyOf(it)
 		ids[i] = spec.ID(it)
 	}
-	// before reports whether item a comes before item b in the requested order.
-	before := func(a, b int) bool {
+	// compareAt compares items a and b in the requested order.
+	compareAt := func(a, b int) int {
 		c := Compare(keys[a], keys[b])
 		if c == 0 {
 			c = strings.Compare(ids[a], ids[b])
 		}
 		if order == Desc {
-			return c > 0
+			return -c
 		}
-		return c < 0
+		return c
 	}
+	// before reports whether item a comes before item b in the requested order.
+	before := func(a, b int) bool { return compareAt(a, b) < 0 }
 	// afterCursor reports whether item i comes strictly after the cursor position.
 	afterCursor := func(i int) bool {
 		if after == nil {
@@ -248,7 +250,7 @@ func Paginate[T any](codec *Codec, items []T, spec Spec[T], req Request) (Page[T
 		}
 	}
 	sel := h.idx
-	sort.Slice(sel, func(a, b int) bool { return before(sel[a], sel[b]) })
+	slices.SortFunc(sel, compareAt)
 
 	page := Page[T]{Total: len(items), Items: make([]T, 0, min(limit, len(sel)))}
 	for _, i := range sel[:min(limit, len(sel))] {
@@ -267,7 +269,7 @@ func fieldNames[T any](spec Spec[T]) []string {
 	for k := range spec.Fields {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -1,9 +1,10 @@
 package pagination
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
-	"sort"
+	"slices"
 	"testing"
 )
 
@@ -28,11 +29,12 @@ func TestWalkMatchesSort(t *testing.T) {
 	}
 	for _, order := range []string{Asc, Desc} {
 		want := append([]item(nil), items...)
-		sort.SliceStable(want, func(a, b int) bool {
-			if want[a].score != want[b].score {
-				return (want[a].score < want[b].score) == (order == Asc)
+		slices.SortStableFunc(want, func(a, b item) int {
+			c := cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.id, b.id))
+			if order == Desc {
+				return -c
 			}
-			return (want[a].id < want[b].id) == (order == Asc)
+			return c
 		})
 		var got []item
 		cursor := ""
