@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1"
 )
 
 // dockerStage is what the final stage of a Dockerfile declares about its image: the config it

@@ -3,16 +3,17 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -97,7 +98,7 @@ func pauseFiles(binary []byte) []file {
 // same inputs give the same layer digest (reproducible, as ko builds).
 func layerTar(files []file, mtime time.Time) ([]byte, error) {
 	sorted := append([]file(nil), files...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	slices.SortFunc(sorted, func(a, b file) int { return cmp.Compare(a.name, b.name) })
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, f := range sorted {
