@@ -3,12 +3,8 @@ package apiserver
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -25,20 +21,16 @@ const (
 	bootstrapActor   = "system"
 )
 
-// credentialsFile is the file `disco dev` writes next to its SQLite database with the
-// plaintext of the bootstrap key, which the store does not keep (it keeps the SHA-256).
-const credentialsFile = "credentials.json"
-
 // Bootstrap makes sure the tenant has an admin user and an admin API key with every
-// scope, and returns the key's plaintext. `disco dev` calls it at startup and prints the
-// key. The key of the previous start is reused while it is active and still holds every
-// scope of auth.All; its plaintext is read back from the credentials.json beside a SQLite
-// store, where `disco dev` writes it. Otherwise a new key is minted. Either way every
-// other key Bootstrap minted for the tenant is revoked, so starts do not pile up
-// full-scope keys that never expire (issue 17). The admin user's password exists only
-// when the user is created here; it is logged once through opts.Logger then (use
-// BootstrapUser to get it programmatically).
-func Bootstrap(ctx context.Context, opts Options, tenantID string) (string, error) {
+// scope, and returns the key's plaintext. previous is the plaintext of the key an earlier
+// call returned, which the caller kept (the store keeps only its SHA-256): `disco dev`
+// passes the key of its credentials.json, so restarts keep the key. It is reused while it
+// is active and still holds every scope of auth.All; "" (`disco bootstrap admin-key`, which
+// rotates the key) or any other key mints a new one. Either way every other key Bootstrap
+// minted for the tenant is revoked, so starts do not pile up full-scope keys that never
+// expire (issue 17). The admin user's password exists only when the user is created here;
+// it is logged once through opts.Logger then (use BootstrapUser to get it programmatically).
+func Bootstrap(ctx context.Context, opts Options, tenantID, previous string) (string, error) {
 	username, password, created, err := BootstrapUser(ctx, opts.Store, tenantID)
 	if err != nil {
 		return "", err
@@ -51,7 +43,7 @@ func Bootstrap(ctx context.Context, opts Options, tenantID string) (string, erro
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	key, id := storedBootstrapKey(ctx, opts.Store, tenantID, now())
+	key, id := reusableBootstrapKey(ctx, opts.Store, tenantID, previous, now())
 	if key == "" {
 		k, plain, err := opts.Store.CreateAPIKey(ctx, store.NewAPIKey{
 			TenantID:  tenantID,
@@ -70,32 +62,15 @@ func Bootstrap(ctx context.Context, opts Options, tenantID string) (string, erro
 	return key, nil
 }
 
-// storedBootstrapKey returns the plaintext and id of the tenant's bootstrap key recorded
-// in the credentials file beside a SQLite store, when that key is still a usable admin
-// key at now: minted by Bootstrap for this tenant, active, not rolled, unrestricted, and
-// holding every scope. Anything else gives "": the caller mints a new key.
-func storedBootstrapKey(ctx context.Context, st *store.Store, tenantID string, now time.Time) (string, string) {
-	if st.Dialect() != store.SQLite {
+// reusableBootstrapKey returns plain and its id when it is still a usable admin key of
+// the tenant at now: minted by Bootstrap for this tenant, active, not rolled,
+// unrestricted, and holding every scope. Anything else gives "": the caller mints a new
+// key.
+func reusableBootstrapKey(ctx context.Context, st *store.Store, tenantID, plain string, now time.Time) (string, string) {
+	if !store.ValidAPIKeyFormat(plain) {
 		return "", ""
 	}
-	var dbFile string
-	if err := st.DB().QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&dbFile); err != nil || dbFile == "" {
-		return "", ""
-	}
-	f, err := os.Open(filepath.Join(filepath.Dir(dbFile), credentialsFile))
-	if err != nil {
-		return "", ""
-	}
-	defer f.Close()
-	var creds struct {
-		APIKey   string `json:"api_key"`
-		TenantID string `json:"tenant_id"`
-	}
-	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&creds); err != nil ||
-		creds.TenantID != tenantID || !store.ValidAPIKeyFormat(creds.APIKey) {
-		return "", ""
-	}
-	k, err := st.APIKeyByHash(ctx, store.HashAPIKey(creds.APIKey))
+	k, err := st.APIKeyByHash(ctx, store.HashAPIKey(plain))
 	if err != nil || !isBootstrapKey(k, tenantID) || !k.ActiveAt(now) || k.ReplacedBy != "" || len(k.ProjectIDs) > 0 {
 		return "", ""
 	}
@@ -104,7 +79,7 @@ func storedBootstrapKey(ctx context.Context, st *store.Store, tenantID string, n
 			return "", ""
 		}
 	}
-	return creds.APIKey, k.ID
+	return plain, k.ID
 }
 
 func isBootstrapKey(k store.APIKey, tenantID string) bool {

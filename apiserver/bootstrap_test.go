@@ -13,10 +13,9 @@ import (
 	"github.com/discolab/disco/internal/store"
 )
 
-// Bootstrap reuses the admin key of the previous start while it is active and holds
-// every scope, reading its plaintext from the credentials file beside the store, and
-// otherwise mints a new one and revokes the earlier ones: restarts do not pile up
-// full-scope keys (issue 17).
+// Bootstrap reuses the admin key the caller kept from an earlier call while it is active
+// and holds every scope, and otherwise mints a new one and revokes the earlier ones:
+// restarts do not pile up full-scope keys (issue 17).
 func TestBootstrapReusesOrRevokes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -27,17 +26,9 @@ func TestBootstrapReusesOrRevokes(t *testing.T) {
 	defer st.Close()
 	opts := Options{Store: st, Logger: logr.Discard()}
 	tenant := ids.New(ids.Tenant)
-	credentials := filepath.Join(dir, credentialsFile)
-	writeCreds := func(key, tenantID string) {
+	bootstrap := func(previous string) string {
 		t.Helper()
-		b, _ := json.Marshal(map[string]string{"base_url": "http://127.0.0.1:1/v1", "api_key": key, "tenant_id": tenantID})
-		if err := os.WriteFile(credentials, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bootstrap := func() string {
-		t.Helper()
-		key, err := Bootstrap(ctx, opts, tenant)
+		key, err := Bootstrap(ctx, opts, tenant, previous)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +58,7 @@ func TestBootstrapReusesOrRevokes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	first := bootstrap() // no credentials file yet
+	first := bootstrap("") // nothing kept yet
 	for _, k := range pile {
 		if !revoked(k) {
 			t.Fatal("an earlier bootstrap key is still valid")
@@ -77,41 +68,48 @@ func TestBootstrapReusesOrRevokes(t *testing.T) {
 		t.Fatal("Bootstrap revoked a key it should keep")
 	}
 
-	writeCreds(first, tenant)
-	if again := bootstrap(); again != first || revoked(first) {
+	if again := bootstrap(first); again != first || revoked(first) {
 		t.Fatalf("the stored key was not reused: %s, revoked %v", again, revoked(first))
 	}
 
-	// Another tenant's key in the file is not reused.
-	writeCreds(first, ids.New(ids.Tenant))
-	second := bootstrap()
-	if second == first || !revoked(first) || revoked(second) {
-		t.Fatalf("with another tenant's credentials: reused %v, first revoked %v", second == first, revoked(first))
+	// Without the kept key a new one is minted, whatever lies beside the store: `disco
+	// bootstrap admin-key` rotates the key of a `disco dev` data dir.
+	b, _ := json.Marshal(map[string]string{"api_key": first, "tenant_id": tenant})
+	if err := os.WriteFile(filepath.Join(dir, "credentials.json"), b, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	second := bootstrap("")
+	if second == first || !revoked(first) || revoked(second) {
+		t.Fatalf("without a kept key: reused %v, first revoked %v", second == first, revoked(first))
+	}
+	// Another tenant's key is not reused.
+	other2, err := Bootstrap(ctx, opts, ids.New(ids.Tenant), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bootstrap(other2); got == other2 || revoked(other2) {
+		t.Fatalf("another tenant's key: reused %v, revoked %v", got == other2, revoked(other2))
+	}
+	second = bootstrap(second)
 
 	// A key that lacks a scope of auth.All (minted before the scope existed) is replaced.
-	writeCreds(second, tenant)
 	if _, err := st.DB().ExecContext(ctx, `UPDATE api_keys SET scopes = '["projects:read"]' WHERE id = ?`, key(second).ID); err != nil {
 		t.Fatal(err)
 	}
-	third := bootstrap()
+	third := bootstrap(second)
 	if third == second || !revoked(second) {
 		t.Fatal("a key without every scope was reused")
 	}
 
-	// A revoked key is replaced too, and a malformed file is ignored.
-	writeCreds(third, tenant)
+	// A revoked key is replaced too, and a malformed key is ignored.
 	if err := st.RevokeAPIKey(ctx, tenant, key(third).ID); err != nil {
 		t.Fatal(err)
 	}
-	fourth := bootstrap()
+	fourth := bootstrap(third)
 	if fourth == third || revoked(fourth) {
 		t.Fatal("a revoked key was reused")
 	}
-	if err := os.WriteFile(credentials, []byte("{not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if fifth := bootstrap(); fifth == fourth || !revoked(fourth) {
-		t.Fatal("a malformed credentials file did not lead to a new key")
+	if fifth := bootstrap("{not a key"); fifth == fourth || !revoked(fourth) {
+		t.Fatal("a malformed key did not lead to a new key")
 	}
 }

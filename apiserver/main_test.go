@@ -156,10 +156,10 @@ func setup(cfg *rest.Config) error {
 	if env.tenantB, err = makeTenant(ctx, discov1.TenantTierTeam); err != nil {
 		return err
 	}
-	if env.adminA, err = Bootstrap(ctx, env.server.opts, env.tenantA); err != nil {
+	if env.adminA, err = Bootstrap(ctx, env.server.opts, env.tenantA, ""); err != nil {
 		return err
 	}
-	if env.adminB, err = Bootstrap(ctx, env.server.opts, env.tenantB); err != nil {
+	if env.adminB, err = Bootstrap(ctx, env.server.opts, env.tenantB, ""); err != nil {
 		return err
 	}
 	return nil

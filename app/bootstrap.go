@@ -1,13 +1,17 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/internal/ledger"
@@ -87,30 +91,57 @@ It prints {"api_key": ..., "tenant_id": ..., "namespace": ...} on stdout.`,
 				return fmt.Errorf("open the SQL store: %w", err)
 			}
 			defer st.Close()
-			tenantID, err := ensureDefaultTenant(ctx, c)
+			out, err := bootstrapAdminKey(ctx, c, st, cmd.ErrOrStderr())
 			if err != nil {
 				return err
-			}
-			ns, err := waitTenantNamespace(ctx, c, tenantID)
-			if err != nil {
-				return fmt.Errorf("%w (is the manager running?)", err)
-			}
-			username, password, created, err := apiserver.BootstrapUser(ctx, st, tenantID)
-			if err != nil {
-				return err
-			}
-			if created {
-				fmt.Fprintf(cmd.ErrOrStderr(), "created the tenant's admin user %s with password %s (shown only now)\n", username, password)
-			}
-			key, err := apiserver.Bootstrap(ctx, apiserver.Options{Store: st, Logger: ctrl.Log.WithName("bootstrap")}, tenantID)
-			if err != nil {
-				return fmt.Errorf("create the admin API key: %w", err)
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(adminKey{APIKey: key, TenantID: tenantID, Namespace: ns})
+			return enc.Encode(out)
 		},
 	}
 	cmd.Flags().StringVar(&dsn, "store-dsn", os.Getenv("DISCO_STORE_DSN"), "SQL store of the facade: postgres://... or a SQLite path")
 	return cmd
+}
+
+// bootstrapAdminKey is `disco bootstrap admin-key` on cluster c and store st: the default
+// tenant, its admin user (its password printed once on stderr) and a newly minted admin
+// key. No earlier key is passed to apiserver.Bootstrap, whatever lies beside a SQLite
+// store: the command rotates the key, and the key of a `disco dev` data dir is revoked.
+func bootstrapAdminKey(ctx context.Context, c client.Client, st *store.Store, stderr io.Writer) (adminKey, error) {
+	tenantID, err := ensureDefaultTenant(ctx, c)
+	if err != nil {
+		return adminKey{}, err
+	}
+	ns, err := waitTenantNamespace(ctx, c, tenantID)
+	if err != nil {
+		return adminKey{}, fmt.Errorf("%w (is the manager running?)", err)
+	}
+	username, password, created, err := apiserver.BootstrapUser(ctx, st, tenantID)
+	if err != nil {
+		return adminKey{}, err
+	}
+	if created {
+		fmt.Fprintf(stderr, "created the tenant's admin user %s with password %s (shown only now)\n", username, password)
+	}
+	key, err := apiserver.Bootstrap(ctx, apiserver.Options{Store: st, Logger: ctrl.Log.WithName("bootstrap")}, tenantID, "")
+	if err != nil {
+		return adminKey{}, fmt.Errorf("create the admin API key: %w", err)
+	}
+	return adminKey{APIKey: key, TenantID: tenantID, Namespace: ns}, nil
+}
+
+// keptAdminKey is the admin key `disco dev` wrote to dir's credentials.json for the tenant
+// on an earlier start, which it passes to apiserver.Bootstrap so that restarts keep the
+// key; "" when there is none.
+func keptAdminKey(dir, tenantID string) string {
+	raw, err := readBounded(filepath.Join(dir, "credentials.json"), maxCredentialsFile)
+	if err != nil {
+		return ""
+	}
+	var c credentials
+	if json.Unmarshal(raw, &c) != nil || c.TenantID != tenantID {
+		return ""
+	}
+	return c.APIKey
 }

@@ -218,7 +218,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("create the dashboard user: %w", err)
 	}
-	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID)
+	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID, keptAdminKey(dir, tenantID))
 	if err != nil {
 		return fmt.Errorf("create the admin API key: %w", err)
 	}

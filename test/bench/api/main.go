@@ -261,7 +261,7 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID)
+	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID, "")
 	if err != nil {
 		return err
 	}
