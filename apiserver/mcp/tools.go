@@ -200,7 +200,7 @@ func (t *tools) register() {
 			q := in.query(url.Values{})
 			set(q, "sort", in.Sort)
 			set(q, "status", in.Status)
-			return get(withQuery(in.projectRef.path()+"/campaigns", q))
+			return get(withQuery(in.path()+"/campaigns", q))
 		})
 	tool(t, "get_campaign", "Get a campaign, with its budget and governance.", true,
 		func(in campaignRef) request { return get(in.path()) })
@@ -210,7 +210,7 @@ func (t *tools) register() {
 			set(q, "sort", in.Sort)
 			set(q, "status", in.Status)
 			set(q, "format", in.Format)
-			return get(withQuery(in.projectRef.path()+"/datasets", q))
+			return get(withQuery(in.path()+"/datasets", q))
 		})
 	tool(t, "get_dataset", "Get a dataset (status, rows, variables, profile_ready).", true,
 		func(in datasetRef) request { return get(in.path()) })
@@ -223,14 +223,14 @@ func (t *tools) register() {
 			set(q, "status", in.Status)
 			set(q, "mode", in.Mode)
 			set(q, "dataset_id", in.DatasetID)
-			return get(withQuery(in.campaignRef.path()+"/runs", q))
+			return get(withQuery(in.path()+"/runs", q))
 		})
 	tool(t, "get_run", "Get a run.", true,
 		func(in runRef) request { return get(in.path()) })
 	tool(t, "submit_run", "Submit a discovery run on a ready dataset in a campaign. Runs are asynchronous: "+
 		"poll get_run_status until completed, then read get_run_results and list_claims (run_id filter).", false,
 		func(in submitRunInput) request {
-			return request{method: http.MethodPost, path: in.campaignRef.path() + "/runs", body: submitRunBody{
+			return request{method: http.MethodPost, path: in.path() + "/runs", body: submitRunBody{
 				Mode: in.Mode, DatasetID: in.DatasetID, Parameters: in.Parameters, Governance: in.Governance,
 			}}
 		})
@@ -248,28 +248,28 @@ func (t *tools) register() {
 			set(q, "campaign_id", in.CampaignID)
 			set(q, "type", in.Type)
 			set(q, "tier", in.Tier)
-			return get(withQuery(in.projectRef.path()+"/claims", q))
+			return get(withQuery(in.path()+"/claims", q))
 		})
 	tool(t, "get_claim", "Get a claim: type, tier, score, scope, evidence and its ledger entry.", true,
 		func(in claimRef) request { return get(in.path()) })
 	tool(t, "promote_claim", "Promote a claim to a higher Truth Dial tier. Checked against the promotion ceiling, "+
 		"the Truth Dial threshold and negative controls; a refusal names the constraint. Recorded in the Evidence Ledger.", false,
 		func(in tierChangeInput) request {
-			return request{method: http.MethodPost, path: in.claimRef.path() + "/promote", body: tierChangeBody{TargetTier: in.TargetTier, Rationale: in.Rationale}}
+			return request{method: http.MethodPost, path: in.path() + "/promote", body: tierChangeBody{TargetTier: in.TargetTier, Rationale: in.Rationale}}
 		})
 	tool(t, "demote_claim", "Demote a claim to a lower tier, with a rationale. Recorded in the Evidence Ledger.", false,
 		func(in tierChangeInput) request {
-			return request{method: http.MethodPost, path: in.claimRef.path() + "/demote", body: tierChangeBody{TargetTier: in.TargetTier, Rationale: in.Rationale}}
+			return request{method: http.MethodPost, path: in.path() + "/demote", body: tierChangeBody{TargetTier: in.TargetTier, Rationale: in.Rationale}}
 		})
 	tool(t, "list_ledger", "List a project's Evidence Ledger entries (one page), optionally only those about a claim.", true,
 		func(in listLedgerInput) request {
 			q := in.query(url.Values{})
 			set(q, "sort", in.Sort)
 			set(q, "claim_id", in.ClaimID)
-			return get(withQuery(in.projectRef.path()+"/ledger", q))
+			return get(withQuery(in.path()+"/ledger", q))
 		})
 	tool(t, "get_ledger_entry", "Get one Evidence Ledger entry.", true,
-		func(in ledgerEntryRef) request { return get(in.projectRef.path() + "/ledger/" + seg(in.EntryID)) })
+		func(in ledgerEntryRef) request { return get(in.path() + "/ledger/" + seg(in.EntryID)) })
 	tool(t, "verify_ledger", "Verify a project's Evidence Ledger: recompute every hash, chain link and the Merkle tree.", true,
 		func(in projectRef) request { return get(in.path() + "/ledger/verify") })
 }
