@@ -18,7 +18,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -430,18 +429,10 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 
 	done := phase(t, "refused Job: submit to condition on the Run")
 	rid := a.submit(pid, cid, did, "symbolic", nil)
-	run := &discov1.Run{}
-	var cond *metav1.Condition
-	live.Eventually(t, 2*time.Minute, "the Run's Admitted condition to name the quota", func() bool {
-		if err := e.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: ids.ToName(rid)}, run); err != nil {
-			return false
-		}
-		cond = meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted)
-		return cond != nil && strings.Contains(cond.Message, "disco-test-no-jobs")
-	})
+	// A quota's refusal is capacity, and the condition names the quota (issue 13, item 6).
+	cond := e.admittedNaming(t, rid, "ResourceQuota disco-test-no-jobs", 2*time.Minute)
 	done()
-	t.Logf("Admitted=%s %s: %s", cond.Status, cond.Reason, cond.Message)
-	if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "exceeded quota") {
+	if cond.Status != metav1.ConditionFalse || cond.Reason != discov1.ReasonWaitingForCapacity || !strings.Contains(cond.Message, "exceeded quota") {
 		t.Errorf("condition %+v", cond)
 	}
 	if _, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil); st["status"] != "queued" {

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -281,6 +283,24 @@ func (e *env) changeTenant(t *testing.T, change func(*discov1.Tenant)) {
 			t.Error(err)
 		}
 	})
+}
+
+// admittedNaming waits for the run's Admitted condition to name what (a quota, a queue) and
+// returns it.
+func (e *env) admittedNaming(t *testing.T, rid, what string, timeout time.Duration) *metav1.Condition {
+	t.Helper()
+	ctx := ctxFor(t)
+	run := &discov1.Run{}
+	var cond *metav1.Condition
+	live.Eventually(t, timeout, "the Run's Admitted condition to name "+what, func() bool {
+		if err := e.kube.Get(ctx, client.ObjectKey{Namespace: e.creds.Namespace, Name: ids.ToName(rid)}, run); err != nil {
+			return false
+		}
+		cond = meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted)
+		return cond != nil && strings.Contains(cond.Message, what)
+	})
+	t.Logf("Admitted=%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	return cond
 }
 
 func ctxFor(t *testing.T) context.Context {

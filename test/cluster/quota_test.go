@@ -9,14 +9,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/test/live"
 )
 
@@ -90,17 +88,8 @@ func TestTenantQuota(t *testing.T) {
 	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
 	done := phase(t, "a run the quota has no room for: submit to condition naming the quota")
 	rid := a.submit(pid, cid, did, "symbolic", nil)
-	run := &discov1.Run{}
-	var cond *metav1.Condition
-	live.Eventually(t, 3*time.Minute, "the Run's Admitted condition to name the ResourceQuota", func() bool {
-		if err := e.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: ids.ToName(rid)}, run); err != nil {
-			return false
-		}
-		cond = meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted)
-		return cond != nil && strings.Contains(cond.Message, "ResourceQuota "+tenantQuota)
-	})
+	cond := e.admittedNaming(t, rid, "ResourceQuota "+tenantQuota, 3*time.Minute)
 	done()
-	t.Logf("Admitted=%s %s: %s", cond.Status, cond.Reason, cond.Message)
 	if cond.Reason != discov1.ReasonWaitingForCapacity || !strings.Contains(cond.Message, "pods: 1 used of 1") {
 		t.Errorf("condition %+v", cond)
 	}
