@@ -101,7 +101,7 @@ func startControlPlane(dataDir, assets string) (*controlPlane, error) {
 	}
 	cp := &controlPlane{env: env, kubeconfig: filepath.Join(dataDir, "kubeconfig"), userKubeconfig: filepath.Join(dataDir, "kubeconfig-user")}
 	if err := cp.addUsers(); err != nil {
-		cp.stop()
+		_ = cp.stop() // the addUsers error is the one to report
 		return nil, err
 	}
 	return cp, nil

@@ -39,10 +39,10 @@ func ledgerFacade(t *testing.T) (*store.Store, *ledger.Key, *ledger.Ledger, stri
 	reply := func(w http.ResponseWriter, v any, err error) {
 		if err != nil {
 			w.WriteHeader(http.StatusBadRequest)
-			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": "invalid_request", "message": err.Error()}})
+			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": "invalid_request", "message": err.Error()}})
 			return
 		}
-		json.NewEncoder(w).Encode(v)
+		_ = json.NewEncoder(w).Encode(v)
 	}
 	mux.HandleFunc("GET /v1/ledger/verifier-key", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]string{"verifier_key": l.VerifierKey()}, nil)
@@ -52,7 +52,7 @@ func ledgerFacade(t *testing.T) (*store.Store, *ledger.Key, *ledger.Ledger, stri
 		if err != nil {
 			t.Error(err)
 		}
-		w.Write([]byte(signed))
+		_, _ = w.Write([]byte(signed))
 	})
 	mux.HandleFunc("GET /v1/projects/{p}/ledger/verify", func(w http.ResponseWriter, r *http.Request) {
 		v, err := l.Verify(r.Context(), tenant, r.PathValue("p"))
@@ -201,7 +201,7 @@ func TestLedgerCommandsReportTheServiceError(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(`{"error": {"code": "unauthenticated", "message": "this operation needs a credential", "status": 401}}`))
+		_, _ = w.Write([]byte(`{"error": {"code": "unauthenticated", "message": "this operation needs a credential", "status": 401}}`))
 	}))
 	t.Cleanup(srv.Close)
 	t.Setenv("DISCO_BASE_URL", srv.URL+"/v1")
@@ -239,7 +239,7 @@ func TestLedgerVerifySinceChecksTheServiceSignature(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
-		json.NewEncoder(w).Encode(v)
+		_ = json.NewEncoder(w).Encode(v)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

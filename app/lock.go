@@ -31,12 +31,12 @@ func lockDataDir(dir string) (*dataDirLock, error) {
 		return nil, fmt.Errorf("data dir %s is in use by %s (another `disco dev`?); stop it first or pass a different --data-dir", dir, holder)
 	}
 	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // only names the holder in the error above
 	}
 	return &dataDirLock{f: f}, nil
 }
 
 func (l *dataDirLock) release() {
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) // Close releases it too
 	l.f.Close()
 }

@@ -23,7 +23,10 @@ func TestOpsServerCutsOffStalledBodies(t *testing.T) {
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go opsServer("health probe", addr, probeMux(map[string]healthz.Checker{"ping": healthz.Ping})).Start(ctx)
+	go func() {
+		// A server that fails to start shows as the dial below failing.
+		_ = opsServer("health probe", addr, probeMux(map[string]healthz.Checker{"ping": healthz.Ping})).Start(ctx)
+	}()
 
 	var conn net.Conn
 	for range 50 {
@@ -37,16 +40,24 @@ func TestOpsServerCutsOffStalledBodies(t *testing.T) {
 	}
 	defer conn.Close()
 	// A healthy request is answered.
-	io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /healthz = %v %v", resp, err)
 	}
-	io.Copy(io.Discard, resp.Body)
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
 	// Then a body that never comes.
-	io.WriteString(conn, "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
-	conn.SetReadDeadline(time.Now().Add(45 * time.Second))
+	if _, err := io.WriteString(conn, "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(45 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	_, err = io.Copy(io.Discard, br)
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatal("the stalled connection was still open after 45 s")

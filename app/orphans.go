@@ -21,8 +21,8 @@ const pidFile = "controlplane.pids"
 // recordChildren writes the PIDs of this process's etcd and kube-apiserver children.
 func recordChildren(dataDir string) error {
 	var pids []string
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
+	entries, ok := procEntries()
+	if !ok {
 		return nil // not Linux: nothing to record
 	}
 	self := os.Getpid()
@@ -36,6 +36,12 @@ func recordChildren(dataDir string) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(dataDir, pidFile), []byte(strings.Join(pids, "\n")+"\n"), 0o600)
+}
+
+// procEntries lists /proc; ok is false where it cannot be read (not Linux).
+func procEntries() (entries []os.DirEntry, ok bool) {
+	entries, err := os.ReadDir("/proc")
+	return entries, err == nil
 }
 
 // reapOrphans stops control-plane processes a previous, killed disco dev left running.
@@ -53,12 +59,12 @@ func reapOrphans(dataDir string, log func(string)) {
 			continue // gone, or the PID now belongs to something else
 		}
 		log(fmt.Sprintf("stopping %s (pid %d) left over from a previous run that did not shut down", procName(pid), pid))
-		syscall.Kill(pid, syscall.SIGTERM)
+		_ = syscall.Kill(pid, syscall.SIGTERM) // best effort: it may have exited already
 		for i := 0; i < 50 && processAlive(pid); i++ {
 			time.Sleep(100 * time.Millisecond)
 		}
 		if processAlive(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			for i := 0; i < 50 && processAlive(pid); i++ {
 				time.Sleep(100 * time.Millisecond)
 			}
