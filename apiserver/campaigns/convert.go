@@ -8,7 +8,6 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/resource"
-	"github.com/discolab/disco/internal/ids"
 )
 
 type CampaignBudget struct {
@@ -81,8 +80,8 @@ func Of(p *discov1.Project, c *discov1.Campaign, now time.Time) Campaign {
 	}
 	auto := string(g.AutoPromoteTo)
 	return Campaign{
-		ID:          ids.FromName(c.Name),
-		ProjectID:   c.Spec.ProjectID,
+		ID:          c.ID(),
+		ProjectID:   c.ProjectID(),
 		Name:        c.Spec.DisplayName,
 		Description: c.Spec.Description,
 		Status:      Status(c, now),

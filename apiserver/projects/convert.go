@@ -90,7 +90,7 @@ func Of(p *discov1.Project) Project {
 		mode = string(discov1.ModeSymbolic)
 	}
 	return Project{
-		ID:          ids.FromName(p.Name),
+		ID:          p.ID(),
 		Name:        p.Spec.DisplayName,
 		Description: p.Spec.Description,
 		Status:      status,
@@ -101,7 +101,7 @@ func Of(p *discov1.Project) Project {
 		CreatedAt: resource.UTC(p.CreationTimestamp),
 		UpdatedAt: updatedAt(p),
 		CreatedBy: p.Spec.CreatedBy,
-		TenantID:  p.Spec.TenantID,
+		TenantID:  p.TenantID(),
 	}
 }
 

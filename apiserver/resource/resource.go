@@ -5,6 +5,7 @@
 package resource
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -39,10 +40,13 @@ type Kit struct {
 	BaseURL string
 }
 
-// NewKit returns a Kit whose Access reads through the kit's own Get.
+// NewKit returns a Kit whose Access reads through the kit's own Get, and finds objects
+// named other than by their id through its client's List.
 func NewKit(k Kit) *Kit {
 	kit := &k
-	kit.Access = auth.Access{Get: kit.Get}
+	kit.Access = auth.Access{Get: kit.Get, List: func(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+		return kit.Client.List(ctx, list, opts...)
+	}}
 	return kit
 }
 
