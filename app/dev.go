@@ -201,7 +201,7 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	defer func() { stopMgr(); <-mgrDone }()
+	defer func() { stopMgr(); <-mgrDone }() //nolint:errcheck // waits for the stop; a failure while running is returned below
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return errors.New("caches did not sync")
 	}
