@@ -2,11 +2,9 @@ package controllers
 
 import (
 	"context"
-	"reflect"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -19,6 +17,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/tenancy"
 	"github.com/discolab/disco/runexec"
 )
@@ -84,40 +83,10 @@ func jobFinished(job *batchv1.Job) bool { return runexec.JobFinished(job) }
 // truncate cuts s to at most n bytes, for fields the CRDs bound.
 func truncate(s string, n int) string { return s[:min(len(s), n)] }
 
-// getByID reads into obj the object of namespace whose public id is id: the object named by
-// the id (created through the REST API), else the human-named one whose name derives it and
-// whose label discovery.disco.dev/id the controller set (issue 14, item 6).
+// getByID reads into obj the object of namespace whose public id is id, REST-created or
+// human-named (internal/lookup; issue 14, item 6).
 func getByID(ctx context.Context, c client.Client, namespace, id string, obj client.Object) error {
-	err := c.Get(ctx, objectKey(namespace, id), obj)
-	if !apierrors.IsNotFound(err) {
-		return err
-	}
-	var list client.ObjectList
-	switch obj.(type) {
-	case *discov1.Project:
-		list = &discov1.ProjectList{}
-	case *discov1.Campaign:
-		list = &discov1.CampaignList{}
-	case *discov1.Run:
-		list = &discov1.RunList{}
-	default:
-		return err
-	}
-	if lerr := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{discov1.LabelID: id}); lerr != nil {
-		return lerr
-	}
-	items, lerr := meta.ExtractList(list)
-	if lerr != nil {
-		return lerr
-	}
-	for _, item := range items {
-		// The label is only a hint: the object's name must derive the id.
-		if o, ok := item.(client.Object); ok && publicID(o) == id {
-			reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
-			return nil
-		}
-	}
-	return err
+	return lookup.ByID(ctx, c, namespace, id, obj)
 }
 
 // publicID is the public id of a disco object (its ID method).
