@@ -8,18 +8,15 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/projects"
-	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/resource/roomtest"
 	"github.com/discolab/disco/internal/ids"
 )
@@ -35,10 +32,6 @@ const (
 
 func newService(t *testing.T, funcs interceptor.Funcs) (*Service, client.Client, *discov1.Campaign) {
 	t.Helper()
-	sc := runtime.NewScheme()
-	if err := discov1.AddToScheme(sc); err != nil {
-		t.Fatal(err)
-	}
 	camp := &discov1.Campaign{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(testCampaign), Namespace: "ns"},
 		Spec: discov1.CampaignSpec{ProjectID: testProject, DisplayName: "screen", Description: "first pass",
@@ -46,8 +39,7 @@ func newService(t *testing.T, funcs interceptor.Funcs) (*Service, client.Client,
 			Governance: discov1.CampaignGovernance{PromotionCeiling: discov1.TierValidate}},
 		Status: discov1.CampaignStatus{ComputeUnitsUsed: 600},
 	}
-	c := fake.NewClientBuilder().WithScheme(sc).WithObjects(camp).WithInterceptorFuncs(funcs).Build()
-	kit := resource.NewKit(resource.Kit{Client: c, APIReader: c, Now: func() time.Time { return time.Unix(1700000000, 0) }})
+	kit, c := roomtest.Kit(t, funcs, camp)
 	var cached discov1.Campaign
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(camp), &cached); err != nil {
 		t.Fatal(err)

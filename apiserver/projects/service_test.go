@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -33,17 +30,12 @@ const (
 
 func newService(t *testing.T, funcs interceptor.Funcs) (*Service, client.Client, *discov1.Project) {
 	t.Helper()
-	sc := runtime.NewScheme()
-	if err := discov1.AddToScheme(sc); err != nil {
-		t.Fatal(err)
-	}
 	proj := &discov1.Project{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(testProject), Namespace: "ns"},
 		Spec: discov1.ProjectSpec{TenantID: testTenant, DisplayName: "signalling", Description: "pathways",
 			State: discov1.ProjectActive, Settings: discov1.ProjectSettings{DefaultMode: discov1.ModeCausal}},
 	}
-	c := fake.NewClientBuilder().WithScheme(sc).WithObjects(proj).WithInterceptorFuncs(funcs).Build()
-	kit := resource.NewKit(resource.Kit{Client: c, APIReader: c, Now: func() time.Time { return time.Unix(1700000000, 0) }})
+	kit, c := roomtest.Kit(t, funcs, proj)
 	var cached discov1.Project
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(proj), &cached); err != nil {
 		t.Fatal(err)

@@ -1,14 +1,22 @@
 // Package roomtest holds what the rooms' unit tests share, so their services and
-// handlers are tested without HTTP: a context carrying a caller, and the check of an
-// envelope error.
+// handlers are tested without HTTP: a context carrying a caller, the check of an
+// envelope error, and a Kit over a fake client.
 package roomtest
 
 import (
 	"context"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/auth"
+	"github.com/discolab/disco/apiserver/resource"
 )
 
 // Caller returns a context whose caller is an API key of tenant (its objects in
@@ -30,4 +38,16 @@ func WantError(t testing.TB, err error, status int, code string) *apierror.Error
 		t.Fatalf("got %v, want %d %s", err, status, code)
 	}
 	return e
+}
+
+// Kit is a resource.Kit over controller-runtime's fake client holding objs, with funcs
+// intercepting its calls and a fixed clock, and the client itself for the test's checks.
+func Kit(t testing.TB, funcs interceptor.Funcs, objs ...client.Object) (*resource.Kit, client.Client) {
+	t.Helper()
+	sc := runtime.NewScheme()
+	if err := discov1.AddToScheme(sc); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(sc).WithObjects(objs...).WithInterceptorFuncs(funcs).Build()
+	return resource.NewKit(resource.Kit{Client: c, APIReader: c, Now: func() time.Time { return time.Unix(1700000000, 0) }}), c
 }
