@@ -87,8 +87,12 @@ func TestAbuse(t *testing.T) {
 		body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"d.csv\"\r\n\r\nx,y\n1,2\n"
 		fmt.Fprintf(conn, "POST /v1/projects/%s/datasets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n%s",
 			pid, p.creds.APIKey, len(body)+500, body)
-		conn.(*net.TCPConn).CloseWrite()
-		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -227,7 +231,10 @@ func uploadStream(t *testing.T, a *api, projectID, name string, r io.Reader) int
 	pr, pw := io.Pipe()
 	w := multipart.NewWriter(pw)
 	go func() {
-		w.WriteField("metadata", fmt.Sprintf(`{"name": %q, "format": "csv"}`, name))
+		if err := w.WriteField("metadata", fmt.Sprintf(`{"name": %q, "format": "csv"}`, name)); err != nil {
+			pw.CloseWithError(err)
+			return
+		}
 		f, _ := w.CreateFormFile("file", name+".csv")
 		if _, err := io.Copy(f, r); err != nil {
 			pw.CloseWithError(err)
@@ -243,7 +250,7 @@ func uploadStream(t *testing.T, a *api, projectID, name string, r io.Reader) int
 		t.Fatalf("upload %s: %v", name, err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, resp.Body)
+	_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse; only the status matters
 	return resp.StatusCode
 }
 
@@ -256,8 +263,12 @@ func stall(t *testing.T, host, prefix string, bound time.Duration) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	io.WriteString(conn, prefix)
-	conn.SetReadDeadline(time.Now().Add(bound))
+	if _, err := io.WriteString(conn, prefix); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(bound)); err != nil {
+		t.Fatal(err)
+	}
 	return conn
 }
 

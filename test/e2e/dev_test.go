@@ -86,7 +86,7 @@ func startDev(t *testing.T, dataDir, addr string) *devProcess {
 		t.Fatal(err)
 	}
 	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.stop(t) })
+	t.Cleanup(func() { _ = p.stop(t) }) // stop reports a hang itself
 
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -116,13 +116,13 @@ func (p *devProcess) stop(t *testing.T) error {
 	if p.cmd.ProcessState != nil {
 		return nil
 	}
-	p.cmd.Process.Signal(syscall.SIGINT)
+	_ = p.cmd.Process.Signal(syscall.SIGINT) // fails only if it has exited, which done reports
 	select {
 	case err := <-p.done:
 		p.done <- err
 		return err
 	case <-time.After(60 * time.Second):
-		p.cmd.Process.Kill()
+		_ = p.cmd.Process.Kill()
 		t.Errorf("disco dev did not stop within 60s after SIGINT:\n%s", p.stderr)
 		return fmt.Errorf("killed")
 	}
@@ -134,8 +134,12 @@ func kubeClient(t *testing.T, kubeconfig string) client.Client {
 		t.Fatal(err)
 	}
 	scheme := runtime.NewScheme()
-	clientgoscheme.AddToScheme(scheme)
-	discov1.AddToScheme(scheme)
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := discov1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +186,9 @@ func TestDevStack(t *testing.T) {
 				RequestID string `json:"request_id"`
 			} `json:"error"`
 		}
-		json.NewDecoder(resp.Body).Decode(&body)
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Errorf("GET /v1/projects without credential: body: %v", err)
+		}
 		if resp.StatusCode != http.StatusUnauthorized || body.Error.Status != 401 || !strings.HasPrefix(body.Error.RequestID, "req_") {
 			t.Errorf("GET /v1/projects without credential = %d %+v", resp.StatusCode, body)
 		}

@@ -65,7 +65,10 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ev := map[string]any{}
-	json.Unmarshal(body, &ev)
+	if err := json.Unmarshal(body, &ev); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	r.verified = append(r.verified, ev)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -33,8 +33,12 @@ func TestKilledMidRun(t *testing.T) {
 		return st["status"] == "running"
 	})
 
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-p.done; err == nil {
+		t.Fatal("disco dev exited cleanly after SIGKILL")
+	}
 	p.done <- nil
 
 	p2 := startDev(t, dir, addr)
