@@ -277,7 +277,7 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 			for _, r := range []*discov1.Run{a, b} {
 				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
 			}
-			g.Expect(governance.Refused(a) != governance.Refused(b)).To(BeTrue(), "exactly one refused")
+			g.Expect(governance.Refused(a)).ToNot(Equal(governance.Refused(b)), "exactly one refused")
 		}).WithTimeout(20 * time.Second).Should(Succeed())
 		refused = b
 		if governance.Refused(a) {

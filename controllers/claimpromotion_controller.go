@@ -105,7 +105,7 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	case errors.As(err, &wrong):
 		r.decide(pr, discov1.ClaimPromotionFailed, discov1.ReasonWrongDirection, "", wrong.Error())
 	case errors.Is(err, promotion.ErrConflict):
-		return ctrl.Result{Requeue: true}, nil // decide again on the claim as it is now
+		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // Requeue keeps the workqueue's rate-limited backoff; decide again on the claim as it is now
 	default:
 		return ctrl.Result{}, err
 	}

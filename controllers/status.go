@@ -78,7 +78,7 @@ var errRequeue = errors.New("status changed concurrently; reconciling again")
 // requeueOnConflict converts errRequeue into a requeue without an error.
 func requeueOnConflict(result *ctrl.Result, err *error) {
 	if errors.Is(*err, errRequeue) {
-		*result = ctrl.Result{Requeue: true}
+		*result = ctrl.Result{Requeue: true} //nolint:staticcheck // Requeue keeps the workqueue's rate-limited backoff after a conflict
 		*err = nil
 	}
 }

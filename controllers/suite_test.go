@@ -55,7 +55,7 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel = context.WithCancel(context.Background()) //nolint:fatcontext // the suite's one context, set once in BeforeSuite
 	// Reconciles are asynchronous; on a shared 2-core machine a second is not always enough.
 	SetDefaultEventuallyTimeout(15 * time.Second)
 

@@ -81,7 +81,10 @@ func startDev(t *testing.T) devCreds {
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGINT)
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Logf("disco dev exited: %v", err)
+			}
 		case <-time.After(60 * time.Second):
 			_ = cmd.Process.Kill()
 		}

@@ -93,7 +93,7 @@ var funcs = template.FuncMap{
 	},
 	"join":     strings.Join,
 	"list":     func(s ...string) []string { return s },
-	"contains": func(list []string, s string) bool { return containsString(list, s) },
+	"contains": containsString,
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/discolab/disco/engine/controls"
@@ -212,7 +212,7 @@ func (r *runner) lawClaim(target string, m *lawModel, ev lawEvaluation) Claim {
 	for k, j := range m.used {
 		vars[k] = r.data.features[j]
 	}
-	sort.Strings(vars)
+	slices.Sort(vars)
 	passed := controls.AllPassed(ev.controls)
 	score := controls.Score(controls.Components{Fit: ev.heldOut, Controls: ev.controls,
 		Stability: ev.stability, Complexity: m.complexity, MaxComplexity: r.plan.spec.maxComplexity()})

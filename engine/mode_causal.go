@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/discolab/disco/engine/causal"
 	"github.com/discolab/disco/engine/controls"
@@ -173,7 +173,7 @@ func (m *causalMode) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z
 			parents = append(parents, o.To)
 		}
 	}
-	sort.Strings(parents)
+	slices.Sort(parents)
 	for _, p := range parents {
 		Z = append(Z, col(p))
 	}

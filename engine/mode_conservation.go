@@ -1,10 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/stat"
@@ -36,7 +37,7 @@ func conserved(ctx context.Context, r *runner) error {
 
 func (m *conservationMode) discover(ctx context.Context) error {
 	vars := append(append([]string(nil), m.plan.features...), m.plan.targets...)
-	sort.SliceStable(vars, func(a, b int) bool { return m.position(vars[a]) < m.position(vars[b]) })
+	slices.SortStableFunc(vars, func(a, b string) int { return cmp.Compare(m.position(a), m.position(b)) })
 	X, err := m.data.frame.Matrix(vars)
 	if err != nil {
 		return err
@@ -181,7 +182,7 @@ func parseTerms(coefs map[string]float64, vars []string) ([]term, error) {
 	for k := range coefs {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	out := make([]term, 0, len(keys))
 	for _, k := range keys {
 		t, err := conservation.ParseTerm(k, vars)
@@ -219,7 +220,7 @@ func relativeVariation(terms []term, X [][]float64, labels []string) float64 {
 	for k := range groups {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	total, count := 0.0, 0
 	for _, k := range keys {
 		rows := groups[k]

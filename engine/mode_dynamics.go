@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -199,7 +198,7 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim
 			}
 		}
 	}
-	sort.Strings(vars[1:])
+	slices.Sort(vars[1:])
 	score := controls.Score(controls.Components{Fit: eq.CVR2, Controls: results, Stability: eq.Stability,
 		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity()})
 	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g; negative controls %s)",

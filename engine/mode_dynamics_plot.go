@@ -2,10 +2,11 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -139,7 +140,7 @@ func heldOutRows(traj dynamics.Trajectories) []int {
 		pick = order[3]
 	}
 	rows := groups[pick]
-	sort.SliceStable(rows, func(a, b int) bool { return traj.Time[rows[a]] < traj.Time[rows[b]] })
+	slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(traj.Time[a], traj.Time[b]) })
 	if len(order) < 4 {
 		rows = rows[len(rows)*3/4:]
 	}

@@ -1,10 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/discolab/disco/engine/symbolic"
@@ -164,7 +165,7 @@ func (m *symbolicMode) search(ctx context.Context, target string, y []float64, s
 // complexity: the next simpler and the next more complex one.
 func paretoNeighbours(front []*symbolic.Model, chosen *symbolic.Model) []*symbolic.Model {
 	sorted := append([]*symbolic.Model(nil), front...)
-	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Complexity < sorted[b].Complexity })
+	slices.SortStableFunc(sorted, func(a, b *symbolic.Model) int { return cmp.Compare(a.Complexity, b.Complexity) })
 	at := -1
 	for i, m := range sorted {
 		if m == chosen || (m.Expression == chosen.Expression && m.Complexity == chosen.Complexity) {

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,7 +45,7 @@ func prepare(f *data.Frame, p *plan) (*dataset, error) {
 	}
 	if tc := p.constraints.Time; tc != "" {
 		col, _ := f.Column(tc)
-		sort.SliceStable(order, func(a, b int) bool { return col.Values[order[a]] < col.Values[order[b]] })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(col.Values[a], col.Values[b]) })
 		d.frame = f.Slice(order)
 		d.timed = true
 	}

@@ -294,13 +294,6 @@ func radiusAwayFromZero(a, b []float64) bool {
 	return hi > 0 && lo >= minMagnitudeShare*hi
 }
 
-// extendedLibrarySize bounds the number of extended terms for nvars
-// variables: nvars logs and reciprocals, nvars(nvars-1) ratios and three
-// radius terms per pair.
-func extendedLibrarySize(nvars int) int {
-	return 2*nvars + nvars*(nvars-1) + 3*nvars*(nvars-1)/2
-}
-
 // maxExtendedLibraryTerms bounds the library of the extended stage, base
 // and extended terms together, so that its search stays cheap (it allows,
 // for example, four variables at degree 3 or five positive variables at

@@ -44,14 +44,14 @@ func (t *Table) WriteCSV(path string) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString(strings.Join(t.Names, ",") + "\n")
+	_, _ = w.WriteString(strings.Join(t.Names, ",") + "\n") // bufio errors stick; Flush reports them
 	n := len(t.Cols[0])
 	buf := make([]string, len(t.Cols))
 	for i := 0; i < n; i++ {
 		for j := range t.Cols {
 			buf[j] = strconv.FormatFloat(t.Cols[j][i], 'g', -1, 64)
 		}
-		w.WriteString(strings.Join(buf, ",") + "\n")
+		_, _ = w.WriteString(strings.Join(buf, ",") + "\n")
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

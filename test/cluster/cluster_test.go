@@ -488,7 +488,9 @@ func TestPythonClientWaitsForARun(t *testing.T) {
 	var count, listed int
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "RESULT ") {
-			fmt.Sscanf(line, "RESULT %s %d %d", &status, &count, &listed)
+			if _, err := fmt.Sscanf(line, "RESULT %s %d %d", &status, &count, &listed); err != nil {
+				t.Fatalf("unreadable result line %q: %v", line, err)
+			}
 		}
 	}
 	if status != "completed" || count < 1 || listed != count {

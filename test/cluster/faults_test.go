@@ -4,7 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -322,7 +322,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		}
 		admitted[i] = job.CreationTimestamp.Time
 	}
-	if !sort.SliceIsSorted(admitted, func(i, j int) bool { return admitted[i].Before(admitted[j]) }) {
+	if !slices.IsSortedFunc(admitted, func(a, b time.Time) int { return a.Compare(b) }) {
 		t.Errorf("runs admitted out of submission order: %v", admitted)
 	}
 }

@@ -119,7 +119,7 @@ func main() {
 
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench-api: "+format+"\n", args...)
-	os.Exit(1)
+	os.Exit(1) //nolint:revive // the benchmark's one way out, called from main's helpers
 }
 
 func logf(format string, args ...any) {

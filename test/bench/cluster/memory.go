@@ -254,7 +254,7 @@ func (b *bench) managerMemory(ctx context.Context) []map[string]any {
 		uid := strings.ReplaceAll(string(pod.UID), "-", "_")
 		for _, p := range procs {
 			cg, err := os.ReadFile(p + "/cgroup")
-			if err != nil || !(strings.Contains(string(cg), string(pod.UID)) || strings.Contains(string(cg), uid)) {
+			if err != nil || !strings.Contains(string(cg), string(pod.UID)) && !strings.Contains(string(cg), uid) {
 				continue
 			}
 			cmd, _ := os.ReadFile(p + "/cmdline")

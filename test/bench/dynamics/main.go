@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +77,7 @@ func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	out := fs.String("out", "data", "output directory")
 	reps := fs.Int("reps", 1, "noise draws per system and (nonzero) noise level")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -141,14 +140,14 @@ func writeCase(path string, sys system, times []float64, paths [][][]float64, rm
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write(append([]string{"t", "trajectory"}, sys.states...))
+	_ = w.Write(append([]string{"t", "trajectory"}, sys.states...)) // csv errors stick; w.Error reports them
 	for k, p := range paths {
 		for i, x := range p {
 			row := []string{strconv.FormatFloat(times[i], 'g', 10, 64), strconv.Itoa(k)}
 			for j, v := range x {
 				row = append(row, strconv.FormatFloat(v+noise*rms[j]*rng.NormFloat64(), 'g', 12, 64))
 			}
-			w.Write(row)
+			_ = w.Write(row)
 		}
 	}
 	w.Flush()
@@ -228,7 +227,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	dir := fs.String("data", "data", "directory written by gen")
 	out := fs.String("out", "ours.json", "output file")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	manifest, err := readManifest(*dir)
 	if err != nil {
 		return err
@@ -280,7 +279,7 @@ func canonical(term string) string {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var parts []string
 	for _, k := range keys {
 		if powers[k] == 1 {
@@ -369,7 +368,7 @@ func score(args []string) error {
 	oursPath := fs.String("ours", "ours.json", "output of run")
 	peersPath := fs.String("peers", "", "output of pysindy_bench.py (optional)")
 	md := fs.String("md", "", "write the markdown report here too")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	manifest, err := readManifest(*dir)
 	if err != nil {
 		return err
@@ -390,7 +389,7 @@ func score(args []string) error {
 		for k := range peers {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		for _, k := range keys {
 			methods[k] = peers[k]
 			names = append(names, k)

@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,7 +138,7 @@ func gen(args []string) error {
 	only := fs.String("equations", "", "comma-separated equation names instead of -n")
 	semSeeds := fs.Int("sem-seeds", 2, "random graphs per SEM size and noise kind")
 	sachs := fs.String("sachs", "/work/shared/data/sachs-2005-continuous.tsv", "Sachs TSV")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	if *out == "" {
 		return fmt.Errorf("gen: -out is required")
 	}
@@ -288,7 +288,7 @@ func run(args []string) error {
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
 	mode := (*engine.Mode)(fs.String("mode", string(engine.ModeSymbolic), "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)"))
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic && *mode != engine.ModeNeural {
 		return fmt.Errorf("run: -mode must be %s, %s or %s", engine.ModeSymbolic, engine.ModeNeuroSymbolic, engine.ModeNeural)
 	}
@@ -613,7 +613,7 @@ func evalTerms(coef map[string]float64, names []string, X [][]float64) ([]float6
 	for t := range coef {
 		terms = append(terms, t)
 	}
-	sort.Strings(terms)
+	slices.Sort(terms)
 	state := make([]float64, len(names))
 	for _, name := range terms {
 		term, err := conservation.ParseTerm(name, names)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/engine/neural"
-	bench "github.com/discolab/disco/test/bench"
+	"github.com/discolab/disco/test/bench"
 )
 
 // structureCheck is the verdict on a neural-mode claim such as
@@ -158,7 +158,7 @@ func splits(args []string) error {
 	casesDir := fs.String("cases", "", "directory written by gen (required)")
 	out := fs.String("out", "", "results JSON (required)")
 	seed := fs.Int64("seed", 1, "surrogate seed")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	if *casesDir == "" || *out == "" {
 		return fmt.Errorf("splits: -cases and -out are required")
 	}
