@@ -5,7 +5,6 @@
 package resource
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -41,12 +40,10 @@ type Kit struct {
 }
 
 // NewKit returns a Kit whose Access reads through the kit's own Get, and finds objects
-// named other than by their id through its client's List.
+// named other than by their id through its client (lookup.ByLabel).
 func NewKit(k Kit) *Kit {
 	kit := &k
-	kit.Access = auth.Access{Get: kit.Get, List: func(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-		return kit.Client.List(ctx, list, opts...)
-	}}
+	kit.Access = auth.Access{Get: kit.Get, Reader: kit.Client}
 	return kit
 }
 
