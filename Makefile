@@ -6,6 +6,8 @@ SHELL := /usr/bin/env bash -o pipefail
 LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 CONTROLLER_TOOLS_VERSION ?= v0.21.0
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+GOLANGCI_LINT_VERSION ?= v2.15.0
 KUBE_VERSION ?= v1.36.3
 ETCD_VERSION ?= v3.6.5
 KUBEBUILDER_ASSETS ?= $(LOCALBIN)/k8s
@@ -53,7 +55,7 @@ vet:
 ##@ Test
 
 .PHONY: test
-test: verify-generated verify-python-models envtest kubectl chromium build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
+test: verify-generated verify-python-models lint envtest kubectl chromium build ## Run every test: Go unit and envtest suites, then the Python client against a live stack.
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then \
 		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
@@ -100,6 +102,13 @@ node: ## Build kubelet, kube-controller-manager, kube-scheduler, kube-proxy, kub
 kubectl: ## Build kubectl (with the node components, cached) and link it at bin/kubectl.
 	KUBE_VERSION=$(KUBE_VERSION) SKIP_PACKAGES=1 hack/build-node.sh
 	ln -sf k8s/kubectl $(LOCALBIN)/kubectl
+
+.PHONY: lint golangci-lint
+lint: golangci-lint ## Lint every Go package with .golangci.yaml (kueue's linters).
+	$(GOLANGCI_LINT) run ./...
+golangci-lint: $(GOLANGCI_LINT)
+$(GOLANGCI_LINT):
+	GOBIN=$(LOCALBIN) GOFLAGS= go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN)

@@ -245,7 +245,7 @@ func run(ctx context.Context, cfg config) error {
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	defer func() { stopMgr(); <-mgrDone }()
+	defer func() { stopMgr(); <-mgrDone }() //nolint:errcheck // the manager only stops here; its run error was read by the caller
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return errors.New("caches did not sync")
 	}
