@@ -21,3 +21,11 @@ func isUniqueViolation(err error) bool {
 	}
 	return false
 }
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code). Setting the
+// journal mode when a connection opens can answer it at once, without the busy handler,
+// while another process holds a lock ("PRAGMA journal_mode", sqlite.org/pragma.html).
+func isBusy(err error) bool {
+	var sqErr *sqlite.Error
+	return errors.As(err, &sqErr) && sqErr.Code()&0xff == sqlite3.SQLITE_BUSY
+}

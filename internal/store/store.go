@@ -60,8 +60,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.db.PingContext(ctx); err != nil {
-		s.db.Close()
+	if err := s.ping(ctx); err != nil {
+		_ = s.db.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -226,3 +226,21 @@ func timePtr(v sql.NullInt64) *time.Time {
 
 // SetClock replaces the store's clock; tests use it to step past expiry times.
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// ping opens the first connection. Several processes opening one SQLite file at once can
+// meet SQLITE_BUSY while one of them sets WAL mode or migrates, so a busy answer is retried
+// for as long as busy_timeout would wait.
+func (s *Store) ping(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := s.db.PingContext(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
