@@ -536,7 +536,8 @@ func (r *RunReconciler) slotsTaken(ctx context.Context, runs []discov1.Run, run 
 
 // queuedAhead counts the runs of the namespace that wait for a slot and were created before
 // run: they are admitted first. A run already handed to the executor, or one waiting for a
-// missing project or campaign, or one the executor did not take, does not hold the queue.
+// missing campaign, project or dataset (parents), or one the executor did not take, does
+// not hold the queue.
 func (r *RunReconciler) queuedAhead(ctx context.Context, runs []discov1.Run, run *discov1.Run) int {
 	n := 0
 	for i := range runs {
@@ -545,7 +546,8 @@ func (r *RunReconciler) queuedAhead(ctx context.Context, runs []discov1.Run, run
 			continue
 		}
 		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
-			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound || c.Reason == discov1.ReasonNotSubmitted) {
+			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound ||
+				c.Reason == discov1.ReasonDatasetNotFound || c.Reason == discov1.ReasonNotSubmitted) {
 			continue
 		}
 		if r.Executor.Active(ctx, client.ObjectKeyFromObject(o)) {

@@ -57,9 +57,9 @@ func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
 }
 
 // The oldest queued run of the tenant takes the next slot (issue 14, item 9). Queued runs
-// that cannot start (a missing project or campaign, a run the executor refused) or that
-// are already handed to the executor do not hold the queue. The envtest spec cannot tell
-// this order apart: creation times have one-second resolution.
+// that cannot start (a missing project, campaign or dataset, a run the executor refused)
+// or that are already handed to the executor do not hold the queue. The envtest spec
+// cannot tell this order apart: creation times have one-second resolution.
 func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	queued := func(name string, created time.Time, admittedReason string) discov1.Run {
@@ -77,6 +77,7 @@ func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 		queued("a-same-second", t0.Add(time.Second), ""),
 		queued("b-same-second", t0.Add(time.Second), ""),
 		queued("no-project", t0, "ProjectNotFound"),
+		queued("no-dataset", t0, "DatasetNotFound"),
 		queued("refused", t0, discov1.ReasonNotSubmitted),
 		queued("submitted", t0, ""),
 		deleted,
@@ -87,7 +88,7 @@ func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 	for _, tc := range []struct {
 		run   int
 		ahead int
-	}{{0, 0}, {1, 1}, {2, 2}, {8, 3}} {
+	}{{0, 0}, {1, 1}, {2, 2}, {9, 3}} {
 		if n := r.queuedAhead(context.Background(), runs, &runs[tc.run]); n != tc.ahead {
 			t.Errorf("%s: %d runs ahead, want %d", runs[tc.run].Name, n, tc.ahead)
 		}
