@@ -140,12 +140,18 @@ pidfile() { echo "$D/run/$1.pid"; }
 # the one hack/ built into bin/k8s.
 binary() { if [ "$1" = containerd ]; then echo containerd; else echo "$BIN/$1"; fi; }
 
-# running NAME: the pid recorded for NAME is alive and still runs NAME's binary.
+# running NAME: the pid recorded for NAME is alive and is this data dir's NAME: its executable,
+# as the kernel resolves it (/proc/PID/exe, proc(5)), is named NAME (as binary's are), and an
+# argument names $D. Where the binary lies is not compared, so a cluster brought up from
+# another checkout, through a symlink, or with its binaries rebuilt since (" (deleted)") is
+# still found and stopped; a reused pid (envtest runs the same etcd and kube-apiserver) is not
+# taken for the cluster's.
 running() {
-  local pid
+  local pid exe
   pid="$(cat "$(pidfile "$1")" 2>/dev/null)" || return 1
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -1 | grep -q "$(binary "$1")"
+  [ -n "$pid" ] && exe="$(readlink "/proc/$pid/exe" 2>/dev/null)" || return 1
+  exe="${exe% (deleted)}"
+  [ "${exe##*/}" = "$1" ] && grep -qzF "$D/" "/proc/$pid/cmdline" 2>/dev/null
 }
 
 # start NAME ARGS...: starts NAME's binary detached, logging to logs/NAME.log, unless running.
