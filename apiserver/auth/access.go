@@ -16,9 +16,8 @@ import (
 // projects its credential reaches. What it may not reach is not found, never forbidden
 // (404, not 403), so ids of other tenants' objects cannot be probed.
 type Access struct {
-	Get Getter
-	// Reader, when set, finds an object by its public id label (lookup.ByLabel) when no
-	// object is named by the id: one applied with kubectl under a human name.
+	// Reader reads the tenant's objects; an object is found by its public id as
+	// lookup.ByID finds it, also when kubectl applied it under a human name.
 	Reader client.Reader
 }
 
@@ -29,10 +28,7 @@ func (a Access) GetIn(ctx context.Context, kind, prefix, id string, obj client.O
 	if !ids.Valid(prefix, id) {
 		return apierror.NotFound(kind, id)
 	}
-	err := a.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: ids.ToName(id)}, obj)
-	if apierrors.IsNotFound(err) && a.Reader != nil {
-		err = lookup.ByLabel(ctx, a.Reader, t.Namespace, id, obj)
-	}
+	err := lookup.ByID(ctx, a.Reader, t.Namespace, id, obj)
 	if apierrors.IsNotFound(err) {
 		return apierror.NotFound(kind, id)
 	}

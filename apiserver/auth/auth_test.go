@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -40,7 +39,7 @@ func access(t *testing.T) Access {
 		project(projectB, tenantB, "ns-b"),
 		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(campA), Namespace: "ns-a"}, Spec: discov1.CampaignSpec{ProjectID: projectA}},
 	).Build()
-	return Access{Get: func(ctx context.Context, key client.ObjectKey, obj client.Object) error { return c.Get(ctx, key, obj) }}
+	return Access{Reader: c}
 }
 
 func as(tenant, ns string, projects ...string) context.Context {

@@ -23,6 +23,18 @@ func (k *Kit) Get(ctx context.Context, key client.ObjectKey, obj client.Object) 
 	return err
 }
 
+// cacheFirst is the client.Reader of a Kit: Get is Kit.Get, List the cache's (with deep
+// copies, unlike Kit.List, since what it finds is handed to the caller).
+type cacheFirst struct{ k *Kit }
+
+func (r cacheFirst) Get(ctx context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	return r.k.Get(ctx, key, obj)
+}
+
+func (r cacheFirst) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.k.Client.List(ctx, list, opts...)
+}
+
 // AwaitCache waits (briefly) until the cache holds obj as written or a later version of
 // it: obj carries the resource version its write returned (listindex.VersionReached
 // compares them). A version from before the write is not enough, however much it differs

@@ -39,11 +39,11 @@ type Kit struct {
 	BaseURL string
 }
 
-// NewKit returns a Kit whose Access reads through the kit's own Get, and finds objects
-// named other than by their id through its client (lookup.ByLabel).
+// NewKit returns a Kit whose Access reads through the kit's own Get and lists from its
+// cache.
 func NewKit(k Kit) *Kit {
 	kit := &k
-	kit.Access = auth.Access{Get: kit.Get, Reader: kit.Client}
+	kit.Access = auth.Access{Reader: cacheFirst{kit}}
 	return kit
 }
 
