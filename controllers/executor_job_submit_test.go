@@ -72,17 +72,11 @@ func TestJobThatCannotBeCreatedShowsOnTheRun(t *testing.T) {
 		!strings.Contains(cond.Message, "ResourceQuota no-jobs") || !strings.Contains(cond.Message, "exceeded quota: no-jobs") || !strings.Contains(cond.Message, "Job") {
 		t.Fatalf("Admitted condition %+v: want WaitingForCapacity naming the quota, with the API server's reason", cond)
 	}
-	if err := x.SubmitError(key); !apierrors.IsForbidden(err) {
-		t.Errorf("SubmitError = %v, want the Forbidden error", err)
-	}
 
 	// Once the Job can be made, the reason goes away.
 	refuse = false
 	if _, err := r.admit(context.Background(), run); err != nil {
 		t.Fatal(err)
-	}
-	if err := x.SubmitError(key); err != nil {
-		t.Errorf("SubmitError after a created Job = %v", err)
 	}
 	if cond := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionAdmitted); cond == nil || strings.Contains(cond.Message, "quota") {
 		t.Errorf("Admitted condition after a created Job: %+v", cond)

@@ -260,13 +260,10 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 	if started {
 		// Admitted=True is set by the execution when the engine really starts.
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, "submitted; waiting for an executor worker to start it")
-	} else if wait := capacityWait(ctx, r.Client, r.Executor, run); wait != "" {
+	} else if wait := capacityWait(ctx, r.Client, run, submitErr); wait != "" {
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, wait)
 	} else {
 		msg := "the executor did not take the run; it is tried again"
-		if se, ok := r.Executor.(runexec.SubmitErrorReporter); ok && submitErr == nil {
-			submitErr = se.SubmitError(client.ObjectKeyFromObject(run))
-		}
 		if submitErr != nil {
 			msg = truncate(submitErr.Error(), 2048) + "; it is tried again"
 		}

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -157,26 +156,21 @@ var quotaRefusal = regexp.MustCompile(`(exceeded quota|status unknown for quota)
 
 // capacityWait says why a queued run that the executor did not take (again) waits for the
 // cluster's capacity, or "" when it does not:
-//   - its Job was refused by a ResourceQuota (the executor's SubmitError);
+//   - its Job was refused by a ResourceQuota (submitErr, the error of this Submit);
 //   - its Job waits, suspended, for Kueue to admit it from the tenant's LocalQueue;
 //   - its Job has no pod, and a ResourceQuota of the namespace has no room for one;
 //   - its Job exists and its pod has not started yet.
 //
 // Each message names the quota or the queue, so that an admin knows what to raise.
-func capacityWait(ctx context.Context, c client.Client, executor any, run *discov1.Run) string {
-	key := client.ObjectKeyFromObject(run)
-	if se, ok := executor.(interface {
-		SubmitError(types.NamespacedName) error
-	}); ok {
-		if err := se.SubmitError(key); apierrors.IsForbidden(err) {
-			if m := quotaRefusal.FindStringSubmatch(err.Error()); m != nil {
-				return fmt.Sprintf("the ResourceQuota %s in namespace %s does not admit the run's Job (%s); it is tried again",
-					m[2], run.Namespace, truncate(err.Error(), 1024))
-			}
+func capacityWait(ctx context.Context, c client.Client, run *discov1.Run, submitErr error) string {
+	if apierrors.IsForbidden(submitErr) {
+		if m := quotaRefusal.FindStringSubmatch(submitErr.Error()); m != nil {
+			return fmt.Sprintf("the ResourceQuota %s in namespace %s does not admit the run's Job (%s); it is tried again",
+				m[2], run.Namespace, truncate(submitErr.Error(), 1024))
 		}
 	}
 	job := &batchv1.Job{}
-	if err := c.Get(ctx, key, job); err != nil || jobFinished(job) {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(run), job); err != nil || jobFinished(job) {
 		return ""
 	}
 	if ptr.Deref(job.Spec.Suspend, false) {

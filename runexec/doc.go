@@ -48,15 +48,6 @@ type FailureReporter interface {
 	Failure(ctx context.Context, run *discov1.Run) (message string, failed bool)
 }
 
-// SubmitErrorReporter is implemented by executors that remember why they did not take a
-// run at its last Submit, so that the Run's condition gives the reason instead of a silent
-// queued (issue 13).
-type SubmitErrorReporter interface {
-	// SubmitError is the error of the run's last Submit, nil when it succeeded or was never
-	// tried.
-	SubmitError(key types.NamespacedName) error
-}
-
 // ExecutionObserver is implemented by executors that keep their own record of when a
 // run's execution started and ended, one the run's engine cannot write.
 type ExecutionObserver interface {

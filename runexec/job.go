@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -50,18 +49,6 @@ type JobExecutor struct {
 	BlobVolume  *corev1.VolumeSource
 	TimeLimit   time.Duration
 	CPU, Memory resource.Quantity
-
-	// submitErrs holds, per run, why its Job could not be made at the last try
-	// (types.NamespacedName to error), for SubmitError.
-	submitErrs sync.Map
-}
-
-// SubmitError reports why the run's Job could not be created at the last try.
-func (x *JobExecutor) SubmitError(key types.NamespacedName) error {
-	if err, ok := x.submitErrs.Load(key); ok {
-		return err.(error)
-	}
-	return nil
 }
 
 // EngineIdentityPrefix begins the names of every run's engine ServiceAccount, Role and
@@ -198,18 +185,17 @@ func fileBlobDir(blobURL string) string {
 }
 
 // Submit creates the run's engine identity and its Job. A Job that exists already was
-// submitted before: Submit then starts nothing and reports no error. Why a Job could not
-// be made is also kept for SubmitError.
+// submitted before: Submit then starts nothing and reports no error. The error of a Job
+// that could not be made is the API server's, wrapped (a ResourceQuota's refusal stays
+// apierrors.IsForbidden), for the run's Admitted condition.
 func (x *JobExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, error) {
-	key := client.ObjectKeyFromObject(run)
-	if err := x.Client.Get(ctx, key, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		if err != nil {
 			return false, fmt.Errorf("reading the run's Job: %w", err)
 		}
 		return false, nil // submitted before
 	}
 	if err := x.EnsureIdentity(ctx, run); err != nil {
-		x.submitErrs.Store(key, err)
 		return false, err
 	}
 	// A namespace of no tenant gives the engine no tenant: it then fails the run with
@@ -223,11 +209,8 @@ func (x *JobExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, error
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil
 		}
-		err = fmt.Errorf("the run's Job could not be created: %w", err)
-		x.submitErrs.Store(key, err)
-		return false, err
+		return false, fmt.Errorf("the run's Job could not be created: %w", err)
 	}
-	x.submitErrs.Delete(key)
 	return true, nil
 }
 
