@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/discolab/disco/engine/internal/stlsq"
 )
 
 // thresholds are the coefficient cut-offs, in units of the scaled terms, tried
@@ -28,26 +30,9 @@ const (
 // support includes k; nil means nothing survived.
 func (p *problem) implicitSupport(k int, lambda float64, pool []int) []int {
 	others := slices.DeleteFunc(slices.Clone(pool), func(j int) bool { return j == k })
-	for range maxThresholdIterations {
-		if len(others) == 0 {
-			return nil
-		}
-		xi, ok := p.regress(k, others)
-		if !ok {
-			return nil
-		}
-		var kept []int
-		for a, j := range others {
-			if math.Abs(xi[a]) >= lambda {
-				kept = append(kept, j)
-			}
-		}
-		if len(kept) == len(others) {
-			break
-		}
-		others = kept
-	}
-	if len(others) == 0 {
+	others, ok := stlsq.Threshold(others, lambda, maxThresholdIterations,
+		func(S []int) ([]float64, bool) { return p.regress(k, S) })
+	if !ok || len(others) == 0 {
 		return nil
 	}
 	support := append(others, k)

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/discolab/disco/engine/internal/stlsq"
 )
 
 // chunk holds the sufficient statistics of a block of consecutive rows of
@@ -387,28 +389,11 @@ func (p normal) candidates(cost []float64, n float64) [][]int {
 	return out
 }
 
-// stlsq runs sequentially thresholded least squares (Brunton, Proctor &
-// Kutz 2016) from support S: fit, drop the terms whose normalised
-// coefficient is below tau, refit, until the support stops changing (at
-// most 20 rounds).
+// stlsq runs sequentially thresholded least squares from support S (see
+// engine/internal/stlsq) for at most 20 solves; where a solve fails, the
+// support it failed on stands.
 func (p normal) stlsq(S []int, tau float64) []int {
-	S = slices.Clone(S)
-	for range 20 {
-		w, ok := p.solve(S)
-		if !ok {
-			break
-		}
-		var next []int
-		for x, j := range S {
-			if math.Abs(w[x]) >= tau {
-				next = append(next, j)
-			}
-		}
-		if len(next) == len(S) {
-			break
-		}
-		S = next
-	}
+	S, _ = stlsq.Threshold(S, tau, 20, p.solve)
 	return S
 }
 

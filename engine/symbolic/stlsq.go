@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/discolab/disco/engine/internal/stlsq"
 )
 
 // sparseModel is a support (indices into the library) with its fit.
@@ -192,26 +194,13 @@ func (s *sparseRegression) bestPairs(cand []int, k int) []sparseModel {
 // thresholds and returns the distinct small supports found.
 func (s *sparseRegression) stlsq(cand []int) []sparseModel {
 	var out []sparseModel
+	solve := func(S []int) ([]float64, bool) {
+		w, _, ok := s.solve(S)
+		return w, ok
+	}
 	for _, tau := range []float64{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3} {
-		S := slices.Clone(cand)
-		for it := 0; it < 25 && len(S) > 0; it++ {
-			w, _, ok := s.solve(S)
-			if !ok {
-				S = nil
-				break
-			}
-			var next []int
-			for p, j := range S {
-				if math.Abs(w[p]) >= tau {
-					next = append(next, j)
-				}
-			}
-			if len(next) == len(S) {
-				break
-			}
-			S = next
-		}
-		if len(S) == 0 || len(S) > maxSTLSQTerms {
+		S, ok := stlsq.Threshold(cand, tau, 25, solve)
+		if !ok || len(S) == 0 || len(S) > maxSTLSQTerms {
 			continue
 		}
 		if _, rss, ok := s.solve(S); ok {
