@@ -16,11 +16,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/discolab/disco/engine"
 	"github.com/discolab/disco/engine/causal"
@@ -630,26 +633,14 @@ func evalTerms(coef map[string]float64, names []string, X [][]float64) ([]float6
 	return out, nil
 }
 
-// affineR2 is the R² of the least-squares fit y ≈ a·x + b.
+// affineR2 is the R² of the least-squares fit y ≈ a·x + b: the squared
+// sample correlation, 0 when either side is constant.
 func affineR2(x, y []float64) float64 {
-	n := float64(len(x))
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-		syy += (y[i] - my) * (y[i] - my)
-	}
-	if sxx == 0 || syy == 0 {
+	r := stat.Correlation(x, y, nil)
+	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return 0
 	}
-	return sxy * sxy / (sxx * syy)
+	return r * r
 }
 
 // runCalibration runs symbolic discovery on targets independent of the
