@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -12,45 +11,17 @@ import (
 
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/engine/dynamics"
+	"github.com/discolab/disco/engine/dynamics/dynamicstest"
 )
 
-// lotkaVolterraFrame holds trajectories of dx/dt = x − 0.5·x·y,
-// dy/dt = 0.25·x·y − 0.75·y from several initial conditions, 120 samples
-// each at Δt = 0.08, with Gaussian noise of noise·RMS per state, as columns
-// traj, t, x and y.
+// lotkaVolterraFrame is dynamicstest.LotkaVolterra as a frame.
 func lotkaVolterraFrame(t *testing.T, noise float64, seed int64) *data.Frame {
 	t.Helper()
-	rhs := func(_ float64, x, dx []float64) {
-		dx[0] = x[0] - 0.5*x[0]*x[1]
-		dx[1] = 0.25*x[0]*x[1] - 0.75*x[1]
+	lv, err := dynamicstest.LotkaVolterra(noise, seed)
+	if err != nil {
+		t.Fatal(err)
 	}
-	times := make([]float64, 120)
-	for i := range times {
-		times[i] = 0.08 * float64(i)
-	}
-	var traj, tm, x, y []float64
-	for k, x0 := range [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}, {2.5, 0.8}, {1.5, 2}, {5, 2}, {3.5, 1}} {
-		path, err := dynamics.Integrate(rhs, x0, times, dynamics.IntegrateOptions{RelTol: 1e-10, AbsTol: 1e-12})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range path {
-			traj, tm = append(traj, float64(k)), append(tm, times[i])
-			x, y = append(x, p[0]), append(y, p[1])
-		}
-	}
-	rng := rand.New(rand.NewSource(seed))
-	for _, col := range [][]float64{x, y} {
-		rms := 0.0
-		for _, v := range col {
-			rms += v * v
-		}
-		rms = math.Sqrt(rms / float64(len(col)))
-		for i := range col {
-			col[i] += noise * rms * rng.NormFloat64()
-		}
-	}
-	return frameOf(t, []string{"traj", "t", "x", "y"}, traj, tm, x, y)
+	return frameOf(t, lv.Names, lv.Columns...)
 }
 
 func dynamicsSpec(constraints ...string) Spec {
@@ -165,9 +136,10 @@ func TestDynamicsTimeShuffledDataGivesNoPassingClaim(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	x, _ := f.Column("x")
 	y, _ := f.Column("y")
-	for k := 0; k < f.Rows; k += 120 {
-		perm := rng.Perm(120)
-		xs, ys := slices.Clone(x.Values[k:k+120]), slices.Clone(y.Values[k:k+120])
+	n := dynamicstest.LotkaVolterraRows
+	for k := 0; k < f.Rows; k += n {
+		perm := rng.Perm(n)
+		xs, ys := slices.Clone(x.Values[k:k+n]), slices.Clone(y.Values[k:k+n])
 		for i, p := range perm {
 			x.Values[k+i], y.Values[k+i] = xs[p], ys[p]
 		}
@@ -244,7 +216,7 @@ func shortTrajectoryRows() []int {
 	var rows []int
 	for k := range 8 {
 		for i := range 6 {
-			rows = append(rows, 120*k+i)
+			rows = append(rows, dynamicstest.LotkaVolterraRows*k+i)
 		}
 	}
 	return rows

@@ -3,41 +3,12 @@ package e2e
 import (
 	"fmt"
 	"math"
-	"math/rand"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/discolab/disco/engine/dynamics"
+	"github.com/discolab/disco/engine/dynamics/dynamicstest"
 )
-
-// lotkaVolterraCSV is eight trajectories of dx/dt = x − 0.5·x·y,
-// dy/dt = 0.25·x·y − 0.75·y, 120 samples each at Δt = 0.08, with 1 % noise,
-// as columns traj, t, x and y.
-func lotkaVolterraCSV(t *testing.T) []byte {
-	t.Helper()
-	rhs := func(_ float64, x, dx []float64) {
-		dx[0] = x[0] - 0.5*x[0]*x[1]
-		dx[1] = 0.25*x[0]*x[1] - 0.75*x[1]
-	}
-	times := make([]float64, 120)
-	for i := range times {
-		times[i] = 0.08 * float64(i)
-	}
-	rng := rand.New(rand.NewSource(1))
-	var b strings.Builder
-	b.WriteString("traj,t,x,y\n")
-	for k, x0 := range [][]float64{{2, 1}, {4, 1.5}, {1, 3}, {3, 2.5}, {2.5, 0.8}, {1.5, 2}, {5, 2}, {3.5, 1}} {
-		path, err := dynamics.Integrate(rhs, x0, times, dynamics.IntegrateOptions{RelTol: 1e-10, AbsTol: 1e-12})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range path {
-			fmt.Fprintf(&b, "%d,%g,%g,%g\n", k, times[i], p[0]*(1+0.01*rng.NormFloat64()), p[1]*(1+0.01*rng.NormFloat64()))
-		}
-	}
-	return []byte(b.String())
-}
 
 // Equations of motion over REST (issue 18 item 1): a symbolic run with time:,
 // trajectory: and dynamics:x,y on Lotka–Volterra trajectories gives one law claim
@@ -48,7 +19,11 @@ func TestDynamicsOverREST(t *testing.T) {
 	a := &api{t: t, base: p.creds.BaseURL, key: p.creds.APIKey}
 	pid := a.must(201, "POST", "/projects", map[string]any{"name": "dynamics"})["id"].(string)
 	cid := a.must(201, "POST", "/projects/"+pid+"/campaigns", map[string]any{"name": "lv", "budget": map[string]any{"compute_units": 10000, "max_runs": 5}})["id"].(string)
-	did := a.readyDataset(pid, "lotka-volterra", lotkaVolterraCSV(t))
+	lv, err := dynamicstest.LotkaVolterra(0.01, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	did := a.readyDataset(pid, "lotka-volterra", lv.CSV())
 	runs := "/projects/" + pid + "/campaigns/" + cid + "/runs"
 
 	code, refused := a.do("POST", runs, map[string]any{"mode": "symbolic", "dataset_id": did,
