@@ -16,8 +16,8 @@ import (
 	"github.com/discolab/disco/engine/dynamics"
 )
 
-// maxPlotSamples bounds the observed points drawn per state, so the plot
-// stays a few hundred kilobytes whatever the length of the trajectory.
+// maxPlotSamples bounds the rows drawn per state, so the plot stays a few
+// hundred kilobytes whatever the length of the trajectory.
 const maxPlotSamples = 400
 
 // plotDynamics adds "dynamics-simulation.svg": the states of one held-out
@@ -27,67 +27,15 @@ const maxPlotSamples = 400
 // inputs get no plot: simulating them needs the inputs between samples.
 // Best effort, like every artifact.
 func (m *dynamicsMode) plotDynamics(traj dynamics.Trajectories, res dynamics.Result) {
-	if len(traj.Inputs) > 0 {
+	observed, simulated, ok := dynamicsSeries(traj, res)
+	if !ok {
 		return
 	}
-	rows := heldOutRows(traj)
-	if len(rows) < 2 {
-		return
-	}
-	names := traj.StateNames
-	type law struct {
-		coef    float64
-		factors []termFactor
-	}
-	laws := make([][]law, len(res.Equations))
-	for s, eq := range res.Equations {
-		for name, c := range eq.Coefficients {
-			factors, ok := parseTerm(name, names)
-			if !ok {
-				return
-			}
-			laws[s] = append(laws[s], law{c, factors})
-		}
-	}
-	times := make([]float64, len(rows))
-	x0 := make([]float64, len(names))
-	bound := 0.0
-	for k, i := range rows {
-		times[k] = traj.Time[i]
-		for s := range names {
-			bound = math.Max(bound, 10*math.Abs(traj.States[s][i]))
-		}
-	}
-	for s := range names {
-		x0[s] = traj.States[s][rows[0]]
-	}
-	rhs := func(_ float64, x, dx []float64) {
-		for s, terms := range laws {
-			dx[s] = 0
-			for _, t := range terms {
-				dx[s] += t.coef * evalTerm(t.factors, x)
-			}
-		}
-	}
-	// A diverging simulation stops at the bound; what it drew until then is
-	// still the evidence.
-	path, _ := dynamics.Integrate(rhs, x0, times, dynamics.IntegrateOptions{Bound: bound})
 	p := plot.New()
 	p.Title.Text = "held-out trajectory: observed (points) and simulated (lines)"
 	p.X.Label.Text = m.plan.constraints.Time
-	step := max(1, len(rows)/maxPlotSamples)
-	for s, name := range names {
-		var observed, simulated plotter.XYs
-		for k := 0; k < len(rows); k += step {
-			observed = append(observed, plotter.XY{X: times[k], Y: traj.States[s][rows[k]]})
-		}
-		for k := 0; k < len(path); k += step {
-			if v := path[k][s]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				simulated = append(simulated, plotter.XY{X: times[k], Y: v})
-			}
-		}
-		c := plotutil.Color(s)
-		if err := addSeries(p, name, observed, simulated, c); err != nil {
+	for s, name := range traj.StateNames {
+		if err := addSeries(p, name, observed[s], simulated[s], plotutil.Color(s)); err != nil {
 			return
 		}
 	}
@@ -101,6 +49,81 @@ func (m *dynamicsMode) plotDynamics(traj dynamics.Trajectories, res dynamics.Res
 	}
 	m.result.Artifacts = append(m.result.Artifacts,
 		NewArtifact("dynamics-simulation.svg", KindPlot, "image/svg+xml", buf.Bytes()))
+}
+
+// dynamicsSeries returns, per state, the points plotDynamics draws: the
+// held-out rows, every len/maxPlotSamples-th of them, as observed, and the
+// discovered system integrated from the first of them to the same times
+// as simulated (finite values only; a diverging simulation stops at ten
+// times the largest observed magnitude). Only the drawn times are
+// integrated to: the integrator lands on every output time, so one per
+// row would cost a step per row and, past its step limit, cut the line
+// short. ok is false when there is nothing to draw.
+func dynamicsSeries(traj dynamics.Trajectories, res dynamics.Result) (observed, simulated []plotter.XYs, ok bool) {
+	if len(traj.Inputs) > 0 {
+		return nil, nil, false
+	}
+	rows := heldOutRows(traj)
+	if len(rows) < 2 {
+		return nil, nil, false
+	}
+	names := traj.StateNames
+	type law struct {
+		coef    float64
+		factors []termFactor
+	}
+	laws := make([][]law, len(res.Equations))
+	for s, eq := range res.Equations {
+		for name, c := range eq.Coefficients {
+			factors, ok := parseTerm(name, names)
+			if !ok {
+				return nil, nil, false
+			}
+			laws[s] = append(laws[s], law{c, factors})
+		}
+	}
+	bound := 0.0
+	for _, i := range rows {
+		for s := range names {
+			bound = math.Max(bound, 10*math.Abs(traj.States[s][i]))
+		}
+	}
+	step := max(1, len(rows)/maxPlotSamples)
+	var drawn []int
+	for k := 0; k < len(rows); k += step {
+		drawn = append(drawn, rows[k])
+	}
+	times := make([]float64, len(drawn))
+	for k, i := range drawn {
+		times[k] = traj.Time[i]
+	}
+	x0 := make([]float64, len(names))
+	for s := range names {
+		x0[s] = traj.States[s][drawn[0]]
+	}
+	rhs := func(_ float64, x, dx []float64) {
+		for s, terms := range laws {
+			dx[s] = 0
+			for _, t := range terms {
+				dx[s] += t.coef * evalTerm(t.factors, x)
+			}
+		}
+	}
+	// A diverging simulation stops at the bound; what it drew until then is
+	// still the evidence.
+	path, _ := dynamics.Integrate(rhs, x0, times, dynamics.IntegrateOptions{Bound: bound})
+	observed, simulated = make([]plotter.XYs, len(names)), make([]plotter.XYs, len(names))
+	for s := range names {
+		for k, i := range drawn {
+			observed[s] = append(observed[s], plotter.XY{X: times[k], Y: traj.States[s][i]})
+		}
+		for k, x := range path {
+			if v := x[s]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				simulated[s] = append(simulated[s], plotter.XY{X: times[k], Y: v})
+			}
+		}
+	}
+	return observed, simulated, true
 }
 
 // addSeries draws one state's observed points and simulated line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -285,6 +286,38 @@ func TestDynamicsClaimFailingAcceptanceFailsItsControls(t *testing.T) {
 		}
 		if c.Evidence.NegativeControlsPassed != passed || (c.Score > 0.5) != passed {
 			t.Errorf("acceptance %v: controls passed %v, score %v", passed, c.Evidence.NegativeControlsPassed, c.Score)
+		}
+	}
+}
+
+// The plot of a held-out piece longer than the integrator's step limit
+// (100000 steps) draws at most about maxPlotSamples rows per state, and the
+// simulated line reaches the last of them, following the true solution.
+func TestDynamicsPlotSeriesBoundedOnLongTrajectories(t *testing.T) {
+	const n = 500_000 // one trajectory: its last quarter, 125000 rows, is held out
+	traj := dynamics.Trajectories{Time: make([]float64, n), StateNames: []string{"x"}, States: [][]float64{make([]float64, n)}}
+	for i := range n {
+		tm := 1e-4 * float64(i)
+		traj.Time[i], traj.States[0][i] = tm, 2*math.Exp(-0.1*tm)
+	}
+	res := dynamics.Result{Equations: []dynamics.Equation{{State: "x", Target: "dx/dt", Coefficients: map[string]float64{"x": -0.1}}}}
+	observed, simulated, ok := dynamicsSeries(traj, res)
+	if !ok {
+		t.Fatal("nothing to draw")
+	}
+	obs, sim := observed[0], simulated[0]
+	if len(obs) < maxPlotSamples || len(obs) > 2*maxPlotSamples {
+		t.Fatalf("%d observed points drawn, want between %d and %d", len(obs), maxPlotSamples, 2*maxPlotSamples)
+	}
+	if obs[0].X != traj.Time[n*3/4] || obs[len(obs)-1].X < traj.Time[n-1]-0.1 {
+		t.Errorf("observed points span %v..%v, want the held-out last quarter %v..%v", obs[0].X, obs[len(obs)-1].X, traj.Time[n*3/4], traj.Time[n-1])
+	}
+	if len(sim) != len(obs) {
+		t.Fatalf("%d simulated points for %d observed: the simulation stopped at %v of %v", len(sim), len(obs), sim[len(sim)-1].X, obs[len(obs)-1].X)
+	}
+	for k, p := range sim {
+		if p.X != obs[k].X || math.Abs(p.Y-obs[k].Y) > 1e-4 {
+			t.Fatalf("simulated point %d = %v, observed %v", k, p, obs[k])
 		}
 	}
 }
