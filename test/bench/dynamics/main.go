@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -151,14 +152,7 @@ func writeCase(path string, sys system, times []float64, paths [][][]float64, rm
 		}
 	}
 	w.Flush()
-	return errorsJoin(w.Error(), f.Close())
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return errors.Join(w.Error(), f.Close())
 }
 
 func writeJSON(path string, v any) error {
