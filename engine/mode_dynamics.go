@@ -353,7 +353,7 @@ func (s Spec) checkDynamics(c *Constraints, columns []string) error {
 }
 
 // checkDynamicsData checks a dynamics run's columns in the data: numeric
-// states and time, and distinct times within each trajectory.
+// states and distinct times within each trajectory.
 func checkDynamicsData(c *Constraints, f *data.Frame) error {
 	if len(c.Dynamics) == 0 {
 		return nil
@@ -363,10 +363,7 @@ func checkDynamicsData(c *Constraints, f *data.Frame) error {
 			return constraintErr("dynamics: state %q is not numeric (%s): list numeric columns as states", st, col.DType)
 		}
 	}
-	tc, _ := f.Column(c.Time)
-	if !tc.DType.IsNumeric() {
-		return constraintErr("time column %q is not numeric (%s): name a column of numeric times in time:", c.Time, tc.DType)
-	}
+	tc, _ := f.Column(c.Time) // numeric: resolve checked it
 	var traj *data.Column
 	if c.Trajectory != "" {
 		traj, _ = f.Column(c.Trajectory)

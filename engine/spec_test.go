@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,19 @@ func TestSpecValidateErrors(t *testing.T) {
 				t.Fatalf("got %s/%s (%s), want %s/%s", se.Code, se.Field, se.Message, tc.code, tc.field)
 			}
 		})
+	}
+}
+
+// A time column that is not numeric is refused with the fix, in every
+// mode: one check, not one per mode.
+func TestSpecTimeColumnNotNumericSaysTheFix(t *testing.T) {
+	f := specFrame(t)
+	for _, mode := range []Mode{ModeCausal, ModeSymbolic} {
+		err := Spec{Mode: mode, Parameters: Parameters{Constraints: []string{"time:name"}}}.Validate(f)
+		var se *SpecError
+		if !errors.As(err, &se) || se.Code != CodeConstraintInvalid || !strings.Contains(se.Message, `"name"`) || !strings.Contains(se.Message, "numeric times in time:") {
+			t.Errorf("%s: %v, want constraint_invalid naming \"name\" and asking for numeric times in time:", mode, err)
+		}
 	}
 }
 

@@ -99,13 +99,13 @@ func (s Spec) resolve(f *data.Frame) (*plan, error) {
 			return nil, constraintErr("column %q is not in the dataset", col)
 		}
 	}
-	if err := checkDynamicsData(c, f); err != nil {
-		return nil, err
-	}
 	if c.Time != "" {
 		if col, _ := f.Column(c.Time); !col.DType.IsNumeric() {
-			return nil, constraintErr("time column %q is not numeric", c.Time)
+			return nil, constraintErr("time column %q is not numeric (%s): name a column of numeric times in time:", c.Time, col.DType)
 		}
+	}
+	if err := checkDynamicsData(c, f); err != nil {
+		return nil, err
 	}
 	if err := p.resolveVariables(f); err != nil {
 		return nil, err
