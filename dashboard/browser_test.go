@@ -1,40 +1,26 @@
 package dashboard_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/discolab/disco/test/live"
 )
 
 // The browser suite drives the dashboard of a real `disco dev` in headless Chromium
 // (Debian's chromium package; `make test` installs it with hack/install-chromium.sh),
 // signing in through the facade's real login page. Screenshots of every page are kept in
 // $DISCO_SCREENSHOTS, or in a temporary directory the test names.
-
-type devCreds struct {
-	BaseURL           string `json:"base_url"`
-	APIKey            string `json:"api_key"`
-	Kubeconfig        string `json:"kubeconfig"`
-	DashboardURL      string `json:"dashboard_url"`
-	DashboardUser     string `json:"dashboard_user"`
-	DashboardPassword string `json:"dashboard_password"`
-}
 
 func chromiumPath(t *testing.T) string {
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -46,16 +32,15 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// startDev builds disco and runs `disco dev` on a free port until it is ready.
-func startDev(t *testing.T) devCreds {
+// startDev runs `disco dev` (this tree's, or $DISCO_BINARY built beforehand) on a free port
+// until it is ready, and returns its credentials.json.
+func startDev(t *testing.T) live.Credentials {
 	t.Helper()
 	dir := t.TempDir()
-	bin := os.Getenv("DISCO_BINARY") // a disco built beforehand, or this tree's
+	bin := os.Getenv("DISCO_BINARY")
 	if bin == "" {
-		bin = filepath.Join(dir, "disco")
-		build := exec.Command("go", "build", "-o", bin, "github.com/discolab/disco")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
+		var err error
+		if bin, err = live.BuildDisco(dir); err != nil {
 			t.Fatalf("build disco: %v", err)
 		}
 	}
@@ -63,74 +48,13 @@ func startDev(t *testing.T) devCreds {
 	if assets == "" {
 		assets, _ = filepath.Abs(filepath.Join("..", "bin", "k8s"))
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	d := live.StartDev(t, bin, filepath.Join(dir, "data"), live.FreeAddr(t), "--assets-dir", assets)
+	c, out := d.Creds, d.Output.String()
+	// disco dev prints the dashboard's URL, user and password for a newcomer.
+	if c.DashboardURL == "" || !strings.Contains(out, "dashboard    "+c.DashboardURL) || !strings.Contains(out, c.DashboardPassword) {
+		t.Fatalf("disco dev did not print the dashboard's address and password of credentials.json %+v:\n%s", c, out)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	data := filepath.Join(dir, "data")
-	out := &syncBuffer{}
-	cmd := exec.Command(bin, "dev", "--data-dir", data, "--listen", addr, "--assets-dir", assets)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Logf("disco dev exited: %v", err)
-			}
-		case <-time.After(60 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("disco dev output:\n%s", out.String())
-		}
-	})
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-done:
-			t.Fatalf("disco dev exited (%v):\n%s", err, out.String())
-		default:
-		}
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			var c devCreds
-			raw, err := os.ReadFile(filepath.Join(data, "credentials.json"))
-			// disco dev prints the dashboard's URL, user and password for a newcomer.
-			if resp.StatusCode == http.StatusOK && err == nil && json.Unmarshal(raw, &c) == nil && c.DashboardURL != "" &&
-				strings.Contains(out.String(), "dashboard    "+c.DashboardURL) && strings.Contains(out.String(), c.DashboardPassword) {
-				return c
-			}
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("disco dev did not become ready:\n%s", out.String())
-	return devCreds{}
-}
-
-// syncBuffer is the output of disco dev, written by its process and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return c
 }
 
 type browser struct {
@@ -266,16 +190,6 @@ func (b *browser) cookie(name string) string {
 		b.t.Fatalf("cookie %s: %v (found %q)", name, err, val)
 	}
 	return val
-}
-
-func quadraticCSV(n int) string {
-	var s strings.Builder
-	s.WriteString("x,z,y\n")
-	for i := range n {
-		x := float64(i%41)/8 + 0.1
-		fmt.Fprintf(&s, "%g,%g,%g\n", x, math.Sin(float64(i)*1.7), 3*x*x+1)
-	}
-	return s.String()
 }
 
 const xss = `<img src=x onerror=alert(1)>`

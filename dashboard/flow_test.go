@@ -95,7 +95,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.do("upload a dataset",
 		chromedp.Navigate(base+"/projects/"+pid+"/datasets"),
 		chromedp.SendKeys(css(`#d-name`), "quadratic"),
-		chromedp.SetUploadFiles(css(`#d-file`), []string{writeFile(t, "quadratic.csv", quadraticCSV(240))}),
+		chromedp.SetUploadFiles(css(`#d-file`), []string{writeFile(t, "quadratic.csv", string(live.QuadraticCSV(240)))}),
 		chromedp.Click(css(`#upload-form button[type=submit]`)),
 		chromedp.WaitVisible(css(`table.profile`)))
 	datasetID := strings.TrimPrefix(b.location(), base+"/projects/"+pid+"/datasets/")
@@ -327,22 +327,14 @@ func TestDashboardInChromium(t *testing.T) {
 
 // projectNamed tells whether the tenant has a project with that name (through /v1 with
 // the admin key of disco dev).
-func projectNamed(t *testing.T, creds devCreds, name string) bool {
-	req, _ := http.NewRequest(http.MethodGet, creds.BaseURL+"/projects?limit=100", nil)
-	req.Header.Set("Authorization", "Bearer "+creds.APIKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+func projectNamed(t *testing.T, creds live.Credentials, name string) bool {
+	api := &live.Client{T: t, Base: creds.BaseURL, Key: creds.APIKey}
+	data, ok := api.Must(http.StatusOK, http.MethodGet, "/projects?limit=100", nil)["data"].([]any)
+	if !ok {
+		t.Fatal("the project list has no data")
 	}
-	defer resp.Body.Close()
-	var l struct {
-		Data []struct{ Name string } `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range l.Data {
-		if p.Name == name {
+	for _, p := range data {
+		if p, _ := p.(map[string]any); p["name"] == name {
 			return true
 		}
 	}

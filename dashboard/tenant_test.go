@@ -6,13 +6,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/test/live"
 )
 
 // foreignProject creates a second tenant with a project through the admin kubeconfig of
@@ -22,17 +20,7 @@ func foreignProject(t *testing.T, kubeconfig string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = discov1.AddToScheme(scheme)
-	kc, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := live.KubeconfigClient(t, kubeconfig)
 	tid := ids.New(ids.Tenant)
 	tenant := &discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(tid)},
 		Spec: discov1.TenantSpec{DisplayName: "other", Tier: discov1.TenantTierFree}}

@@ -3,46 +3,28 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/test/live"
 )
 
-type credentials struct {
-	BaseURL    string `json:"base_url"`
-	APIKey     string `json:"api_key"`
-	TenantID   string `json:"tenant_id"`
-	Kubeconfig string `json:"kubeconfig"`
-	// KubeconfigUser is a normal user holding disco-editor in Namespace.
-	KubeconfigUser string `json:"kubeconfig_user"`
-	Namespace      string `json:"namespace"`
-}
-
-// devProcess is one running `disco dev`.
+// devProcess is one running `disco dev` (live.Dev), with creds its credentials.json.
 type devProcess struct {
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	done   chan error
-	creds  credentials
+	*live.Dev
+	creds live.Credentials
 }
 
 var binary string
@@ -52,10 +34,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "disco")
-	build := exec.Command("go", "build", "-o", binary, "github.com/discolab/disco")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if binary, err = live.BuildDisco(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "build disco:", err)
 		os.Exit(1)
 	}
@@ -68,83 +47,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+var (
+	freeAddr   = live.FreeAddr
+	kubeClient = live.KubeconfigClient
+)
 
 func startDev(t *testing.T, dataDir, addr string) *devProcess {
 	t.Helper()
-	p := &devProcess{cmd: exec.Command(binary, "dev", "--data-dir", dataDir, "--listen", addr), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	p.cmd.Stdout = p.stderr
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { _ = p.stop(t) }) // stop reports a hang itself
-
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-p.done:
-			p.done <- err
-			t.Fatalf("disco dev exited early (%v):\n%s", err, p.stderr)
-		default:
-		}
-		// The facade serves only after credentials.json is written (a restart keeps the
-		// file: disco dev reuses the key in it), so read it once the facade is ready.
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			raw, err := os.ReadFile(filepath.Join(dataDir, "credentials.json"))
-			if resp.StatusCode == http.StatusOK && err == nil && json.Unmarshal(raw, &p.creds) == nil {
-				return p
-			}
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("disco dev did not become ready:\n%s", p.stderr)
-	return nil
-}
-
-// stop sends SIGINT and waits for a clean exit.
-func (p *devProcess) stop(t *testing.T) error {
-	if p.cmd.ProcessState != nil {
-		return nil
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT) // fails only if it has exited, which done reports
-	select {
-	case err := <-p.done:
-		p.done <- err
-		return err
-	case <-time.After(60 * time.Second):
-		_ = p.cmd.Process.Kill()
-		t.Errorf("disco dev did not stop within 60s after SIGINT:\n%s", p.stderr)
-		return fmt.Errorf("killed")
-	}
-}
-
-func kubeClient(t *testing.T, kubeconfig string) client.Client {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := discov1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	d := live.StartDev(t, binary, dataDir, addr)
+	return &devProcess{Dev: d, creds: d.Creds}
 }
 
 func TestDevStack(t *testing.T) {
@@ -156,7 +67,7 @@ func TestDevStack(t *testing.T) {
 	if !strings.HasPrefix(p.creds.APIKey, "disco_key_") || p.creds.BaseURL != "http://"+addr+"/v1" || !ids.Valid(ids.Tenant, p.creds.TenantID) {
 		t.Fatalf("credentials.json = %+v", p.creds)
 	}
-	if !strings.Contains(p.stderr.String(), p.creds.APIKey) {
+	if !strings.Contains(p.Output.String(), p.creds.APIKey) {
 		t.Errorf("the API key was not printed")
 	}
 
@@ -238,8 +149,8 @@ func TestDevStack(t *testing.T) {
 		}
 	})
 
-	if err := p.stop(t); err != nil {
-		t.Fatalf("disco dev did not exit cleanly on SIGINT: %v\n%s", err, p.stderr)
+	if err := p.Stop(t); err != nil {
+		t.Fatalf("disco dev did not exit cleanly on SIGINT: %v\n%s", err, p.Output)
 	}
 
 	t.Run("a restart keeps every object and the tenant", func(t *testing.T) {

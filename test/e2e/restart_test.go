@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -33,13 +32,9 @@ func TestKilledMidRun(t *testing.T) {
 		return st["status"] == "running"
 	})
 
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-p.done; err == nil {
+	if err := p.Kill(t); err == nil {
 		t.Fatal("disco dev exited cleanly after SIGKILL")
 	}
-	p.done <- nil
 
 	p2 := startDev(t, dir, addr)
 	a.base, a.key = p2.creds.BaseURL, p2.creds.APIKey
