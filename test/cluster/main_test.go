@@ -13,8 +13,9 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,9 +26,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,12 +36,9 @@ import (
 	"github.com/discolab/disco/test/live"
 )
 
-// credentials is .cluster/credentials.json, written by hack/cluster.sh.
-type credentials = live.Credentials
-
 // env is the cluster under test.
 type env struct {
-	creds credentials
+	creds live.Credentials // .cluster/credentials.json, written by hack/cluster.sh
 	// dir is the cluster's data dir; its disco/blobs is the blob store's host directory.
 	dir  string
 	kube client.Client
@@ -85,21 +81,21 @@ func cluster(t *testing.T) *env {
 func open() (*env, string, error) {
 	required := os.Getenv("DISCO_TEST_CLUSTER") == "1"
 	path := credentialsPath()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		if required {
-			return nil, "", fmt.Errorf("DISCO_TEST_CLUSTER=1 but %s: %v (run make cluster-up)", path, err)
-		}
+	creds, err := live.ReadCredentials(path)
+	var unreadable *fs.PathError
+	switch {
+	case errors.As(err, &unreadable) && required:
+		return nil, "", fmt.Errorf("DISCO_TEST_CLUSTER=1 but %v (run make cluster-up)", err)
+	case errors.As(err, &unreadable):
 		return nil, "no cluster: set DISCO_TEST_CLUSTER=1 after make cluster-up", nil
+	case err != nil:
+		return nil, "", err
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return nil, "", err
 	}
-	e := &env{dir: dir}
-	if err := json.Unmarshal(raw, &e.creds); err != nil || e.creds.BaseURL == "" || e.creds.APIKey == "" {
-		return nil, "", fmt.Errorf("%s: not a cluster credentials file (%v)", path, err)
-	}
+	e := &env{creds: creds, dir: dir}
 	// A cluster that was brought down leaves its credentials behind: skip unless asked for.
 	hc := &http.Client{Timeout: 3 * time.Second}
 	res, err := hc.Get(strings.TrimSuffix(e.creds.BaseURL, "/v1") + "/readyz")
@@ -117,14 +113,7 @@ func open() (*env, string, error) {
 		return nil, "", err
 	}
 	e.cfg.QPS, e.cfg.Burst = 50, 100
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, "", err
-	}
-	if err := discov1.AddToScheme(scheme); err != nil {
-		return nil, "", err
-	}
-	if e.kube, err = client.New(e.cfg, client.Options{Scheme: scheme}); err != nil {
+	if e.kube, err = live.KubeClient(e.cfg); err != nil {
 		return nil, "", err
 	}
 	if e.cs, err = kubernetes.NewForConfig(e.cfg); err != nil {

@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,38 +23,25 @@ import (
 	"github.com/discolab/disco/test/live"
 )
 
-// credentials is .cluster/credentials.json, written by hack/cluster.sh.
-type credentials = live.Credentials
-
 type bench struct {
 	o     options
-	creds credentials
+	creds live.Credentials // .cluster/credentials.json, written by hack/cluster.sh
 	cfg   *rest.Config
 	kube  client.Client
 	http  *http.Client
 }
 
 func connect(ctx context.Context, o options) (*bench, error) {
-	raw, err := os.ReadFile(o.creds)
+	creds, err := live.ReadCredentials(o.creds)
 	if err != nil {
 		return nil, fmt.Errorf("%v (run make cluster-up)", err)
 	}
-	b := &bench{o: o, http: &http.Client{Timeout: time.Minute}}
-	if err := json.Unmarshal(raw, &b.creds); err != nil || b.creds.BaseURL == "" {
-		return nil, fmt.Errorf("%s: not a cluster credentials file (%v)", o.creds, err)
-	}
+	b := &bench{o: o, creds: creds, http: &http.Client{Timeout: time.Minute}}
 	if b.cfg, err = clientcmd.BuildConfigFromFlags("", b.creds.Kubeconfig); err != nil {
 		return nil, err
 	}
 	b.cfg.QPS, b.cfg.Burst = 500, 1000
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := discov1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if b.kube, err = client.New(b.cfg, client.Options{Scheme: scheme}); err != nil {
+	if b.kube, err = live.KubeClient(b.cfg); err != nil {
 		return nil, err
 	}
 	if code, _, err := b.do(ctx, "GET", "/projects?limit=1", nil); err != nil || code != 200 {
