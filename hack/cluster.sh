@@ -17,7 +17,8 @@ LOG_PREFIX=cluster
 # shellcheck source=hack/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-D="$(mkdir -p "${CLUSTER_DIR:-$ROOT/.cluster}" && cd "${CLUSTER_DIR:-$ROOT/.cluster}" && pwd)"
+# The data dir with symlinks resolved, so every path that names it is spelt the same.
+D="$(mkdir -p "${CLUSTER_DIR:-$ROOT/.cluster}" && cd "${CLUSTER_DIR:-$ROOT/.cluster}" && pwd -P)"
 BIN="$ROOT/bin/k8s"
 IMAGE_DIR="${IMAGE_DIR:-$ROOT/bin/image}"
 PAUSE_IMG="${PAUSE_IMG:-disco.local/pause:dev}"
@@ -142,16 +143,22 @@ binary() { if [ "$1" = containerd ]; then echo containerd; else echo "$BIN/$1"; 
 
 # running NAME: the pid recorded for NAME is alive and is this data dir's NAME: its executable,
 # as the kernel resolves it (/proc/PID/exe, proc(5)), is named NAME (as binary's are), and an
-# argument names $D. Where the binary lies is not compared, so a cluster brought up from
-# another checkout, through a symlink, or with its binaries rebuilt since (" (deleted)") is
+# argument is a path in $D once symlinks are resolved (start passes each as its own argument).
+# Where the binary lies is not compared, so a cluster brought up from another checkout,
+# through a symlink to the data dir, or with its binaries rebuilt since (" (deleted)") is
 # still found and stopped; a reused pid (envtest runs the same etcd and kube-apiserver) is not
 # taken for the cluster's.
 running() {
-  local pid exe
+  local pid exe arg
+  local -a paths=()
   pid="$(cat "$(pidfile "$1")" 2>/dev/null)" || return 1
   [ -n "$pid" ] && exe="$(readlink "/proc/$pid/exe" 2>/dev/null)" || return 1
   exe="${exe% (deleted)}"
-  [ "${exe##*/}" = "$1" ] && grep -qzF "$D/" "/proc/$pid/cmdline" 2>/dev/null
+  [ "${exe##*/}" = "$1" ] || return 1
+  while IFS= read -r -d '' arg; do [[ "$arg" != /* ]] || paths+=("$arg"); done 2>/dev/null < "/proc/$pid/cmdline"
+  [ "${#paths[@]}" -gt 0 ] || return 1
+  while IFS= read -r arg; do [[ "$arg" != "$D/"* ]] || return 0; done < <(realpath -m -- "${paths[@]}")
+  return 1
 }
 
 # start NAME ARGS...: starts NAME's binary detached, logging to logs/NAME.log, unless running.
