@@ -37,6 +37,24 @@ def test_public_models_declare_no_field_the_document_lacks() -> None:
         assert not invented, f"disco.models.{name} declares {sorted(invented)}, which the OpenAPI schema lacks"
 
 
+def test_public_models_restate_no_generated_field_unchanged() -> None:
+    # A field a public model declares again must change what the generated one says (its
+    # type, default or being required); otherwise the generated model already has it.
+    for name in models.__all__:
+        obj = getattr(models, name)
+        bases = _generated_bases(obj) if isinstance(obj, type) else []
+        for field in obj.__dict__.get("__annotations__", {}) if bases else ():
+            base = next(b for b in bases if field in b.model_fields)
+            mine, generated = obj.model_fields[field], base.model_fields[field]
+            same = (mine.annotation, mine.default, mine.default_factory, mine.is_required()) == (
+                generated.annotation,
+                generated.default,
+                generated.default_factory,
+                generated.is_required(),
+            )
+            assert not same, f"disco.models.{name}.{field} restates {base.__name__}.{field} unchanged"
+
+
 def test_claim_evidence_has_every_claim_types_fields() -> None:
     per_type = set(g.LawEvidence.model_fields) | set(g.CausalEvidence.model_fields) | set(g.ConservationEvidence.model_fields)
     assert set(models.ClaimEvidence.model_fields) == per_type

@@ -301,8 +301,6 @@ class APIKey(g.APIKey):
     id: str
     scopes: list[str] = Field(default_factory=list)
     project_ids: list[str] = Field(default_factory=list)
-    #: The plaintext key; only present in the response that creates or rolls it.
-    key: str | None = None
 
 
 class TokenResponse(g.TokenResponse):
