@@ -34,6 +34,7 @@ func Register(mgr ctrl.Manager, o Options) {
 	register(RunPath, &RunValidator{Decoder: dec, Client: mgr.GetAPIReader(), Identities: o.Identities, Clock: o.Clock})
 	register(GovernanceMutatePath, &GovernanceAttributor{Decoder: dec, Identities: o.Identities})
 	register(GovernancePath, &GovernanceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities})
+	register(DatasetPath, &DatasetSourceValidator{Decoder: dec, Client: mgr.GetClient(), Identities: o.Identities})
 }
 
 // bodyTimeout bounds how long a webhook request may take to arrive: an AdmissionReview is

@@ -27,6 +27,7 @@ import (
 	"github.com/discolab/disco/admission/local"
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
+	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/index"
 )
@@ -150,7 +151,12 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return err
 	}
-	if err := setupRuns(ctx, mgr, b, scratch, true); err != nil {
+	// file:// dataset sources are read from <data dir>/sources/<namespace>/.
+	sourceRoot := filepath.Join(dir, "sources")
+	if err := os.MkdirAll(sourceRoot, 0o755); err != nil {
+		return err
+	}
+	if err := setupRuns(ctx, mgr, b, scratch, datasource.Opener{Reader: mgr.GetAPIReader(), FileRoot: sourceRoot}, true); err != nil {
 		return err
 	}
 
@@ -209,6 +215,9 @@ func runDev(ctx context.Context, o devOptions, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Join(sourceRoot, ns), 0o755); err != nil {
+		return err
+	}
 	if err := grantUserRoles(ctx, direct, ns); err != nil {
 		return err
 	}
@@ -248,10 +257,11 @@ disco is running.
   kubeconfig   %s   (kubectl --kubeconfig %s get disco)
   user         %s   (an editor in namespace %s: submits runs, cannot promote)
   credentials  %s
+  data files   %s   (file:// sources of the namespace's Datasets)
 
 Try:  curl -H "Authorization: Bearer $DISCO_API_KEY" %s/projects
 Stop: Ctrl-C
-`, creds.DashboardURL, dashUser, dashPassword, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, cp.userKubeconfig, ns, filepath.Join(dir, "credentials.json"), baseURL)
+`, creds.DashboardURL, dashUser, dashPassword, baseURL, apiKey, tenantID, cp.kubeconfig, cp.kubeconfig, cp.userKubeconfig, ns, filepath.Join(dir, "credentials.json"), filepath.Join(sourceRoot, ns), baseURL)
 
 	select {
 	case <-ctx.Done():

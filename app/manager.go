@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/runexec"
 )
@@ -38,6 +40,22 @@ type managerOptions struct {
 	webhookNS     string
 	webhookCerts  string
 	components    []string
+	sourceRoot    string
+	s3Endpoints   []string
+}
+
+// sources is how the manager opens datasets' spec.source: ConfigMaps and Secrets read
+// uncached (get only), file:// under --dataset-source-root, s3 endpoints the admin lists.
+func (o managerOptions) sources(mgr ctrl.Manager) (datasource.Opener, error) {
+	root := o.sourceRoot
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return datasource.Opener{}, fmt.Errorf("--dataset-source-root: %w", err)
+		}
+		root = abs
+	}
+	return datasource.Opener{Reader: mgr.GetAPIReader(), FileRoot: root, S3Endpoints: o.s3Endpoints}, nil
 }
 
 func newManagerCommand() *cobra.Command {
@@ -71,6 +89,8 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.webhookNS, "webhook-namespace", podNamespace(), "namespace of the webhook Service and certificate Secret (default: $POD_NAMESPACE)")
 	cmd.Flags().StringVar(&o.webhookCerts, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "where the webhook serving certificate is written")
 	cmd.Flags().StringSliceVar(&o.components, "component-user", nil, "users that are disco's own components (default: the disco-manager and disco-apiserver service accounts of the webhook namespace)")
+	cmd.Flags().StringVar(&o.sourceRoot, "dataset-source-root", os.Getenv("DISCO_DATASET_SOURCE_ROOT"), "directory file:// dataset sources are read from, one subdirectory per namespace; empty refuses file:// sources")
+	cmd.Flags().StringSliceVar(&o.s3Endpoints, "dataset-source-s3-endpoints", nil, "S3-compatible endpoints (scheme://host[:port]) a dataset's s3:// source may name with ?endpoint=; AWS is always allowed")
 	return cmd
 }
 
@@ -136,7 +156,11 @@ func runManager(ctx context.Context, o managerOptions) error {
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)
 		}
-		if err := setupControllers(ctx, mgr, b, "", executor, false); err != nil {
+		sources, err := o.sources(mgr)
+		if err != nil {
+			return err
+		}
+		if err := setupControllers(ctx, mgr, b, "", sources, executor, false); err != nil {
 			return err
 		}
 	case o.blobURL != "":
@@ -145,7 +169,11 @@ func runManager(ctx context.Context, o managerOptions) error {
 			return err
 		}
 		defer b.Close()
-		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b}}); err != nil {
+		sources, err := o.sources(mgr)
+		if err != nil {
+			return err
+		}
+		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b, Sources: sources}}); err != nil {
 			return err
 		}
 	default:

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,13 +33,20 @@ type ProfileResult struct {
 	Columns    int32
 	Variables  []string
 	ProfileKey string // blob key of the profile JSON
+	// Source is the file fetched from spec.source, for status.source; nil for an upload.
+	Source *discov1.FetchedSource
 }
 
-// Profiler reads a dataset's file and writes its profile JSON to profileKey. A failed
-// profile returns a *ProfileError: the dataset moves to failed with its message; other
-// errors are retried.
+// DatasetKeys are where a profile writes: the profile JSON, and the file fetched from a
+// spec.source.
+type DatasetKeys struct{ Profile, Source string }
+
+// Profiler reads a dataset's file and writes its profile JSON to keys.Profile, after
+// fetching its spec.source to keys.Source. A failed profile returns a *ProfileError: the
+// dataset moves to failed with its message; a *SourceUnavailableError waits for the
+// source; other errors are retried.
 type Profiler interface {
-	Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error)
+	Profile(ctx context.Context, ds *discov1.Dataset, keys DatasetKeys) (ProfileResult, error)
 }
 
 // ProfileError is a permanent profiling failure (the file is unusable). Reason is the
@@ -148,7 +156,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	}
 	// The key is checked on every pass, ready datasets included: no dataset may keep
 	// pointing at a file outside its tenant (issue 14 item 3).
-	if !isBlobKey(ds.Spec.BlobKey) {
+	if ds.Spec.Source == nil && !isBlobKey(ds.Spec.BlobKey) {
 		failDataset(ds, discov1.ReasonBlobKeyNotAKey, "spec.blobKey is not a blob key (it looks like a URL or a file path); "+
 			"a dataset's blobKey names a file uploaded to this tenant, as POST /v1/projects/{project_id}/datasets sets it")
 		return ctrl.Result{}, nil
@@ -160,7 +168,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
 	}
 	tenantID := ids.FromName(tenant.Name)
-	if !blob.UnderDatasetPrefix(tenantID, ds.Namespace, ds.Spec.BlobKey) && !r.ownsLegacyKey(ctx, ds, tenantID) {
+	if key, _, _ := ds.File(); key != "" && !blob.UnderDatasetPrefix(tenantID, ds.Namespace, key) && !r.ownsLegacyKey(ctx, ds, tenantID) {
 		failDataset(ds, discov1.ReasonBlobKeyOutsideTenant, fmt.Sprintf("spec.blobKey is outside this tenant's datasets (%s); "+
 			"a dataset may only name files uploaded to its own tenant", blob.DatasetPrefix(tenantID, ds.Namespace)))
 		return ctrl.Result{}, nil
@@ -182,8 +190,11 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	job := r.profiles().lookup(req.NamespacedName, ds.UID)
 	switch {
 	case job == nil:
-		profileKey := blob.DatasetProfileKey(tenantID, ds.Namespace, ds.Name, string(ds.UID))
-		if !r.profiles().submit(req.NamespacedName, ds, profileKey) {
+		keys := DatasetKeys{
+			Profile: blob.DatasetProfileKey(tenantID, ds.Namespace, ds.Name, string(ds.UID)),
+			Source:  blob.DatasetSourceKey(tenantID, ds.Namespace, ds.Name, string(ds.UID)),
+		}
+		if !r.profiles().submit(req.NamespacedName, ds, keys) {
 			setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonProfilingQueued, "waiting for a profiling worker")
 			return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
 		}
@@ -202,6 +213,11 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		failDataset(ds, reason, pe.Message)
 		return ctrl.Result{}, nil
 	}
+	if su := (*SourceUnavailableError)(nil); errors.As(perr, &su) {
+		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonSourceUnavailable,
+			statusText("the source cannot be read yet: "+su.Error()+"; it is tried again"))
+		return ctrl.Result{RequeueAfter: sourceRetry}, nil
+	}
 	if perr != nil {
 		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonProfilingError,
 			statusText("profiling failed and will be retried: "+perr.Error()))
@@ -213,11 +229,19 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	ds.Status.Columns = res.Columns
 	ds.Status.Variables = res.Variables
 	ds.Status.ProfileKey = res.ProfileKey
+	if res.Source != nil {
+		ds.Status.Source = res.Source
+	}
 	ds.Status.ProfiledAt = &profiledAt
 	ds.Status.Message = "profiled"
 	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonProfiled, "dataset is ready")
 	return ctrl.Result{}, nil
 }
+
+// sourceRetry is how long a dataset whose source cannot be read yet waits before it tries
+// again. The manager does not watch ConfigMaps and Secrets (it may only get them), so it
+// polls for what a GitOps tool applies after the Dataset.
+const sourceRetry = 15 * time.Second
 
 // failDataset ends a dataset failed with a reason and a message fit for its status.
 func failDataset(ds *discov1.Dataset, reason, message string) {

@@ -10,12 +10,15 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/scratch"
 )
 
@@ -25,6 +28,13 @@ import (
 // (issue 17 item 6).
 type BlobProfiler struct {
 	Blob *blob.Bucket
+	// Sources opens the files of datasets declared with spec.source; they are copied into
+	// Blob before profiling (importSource).
+	Sources datasource.Opener
+	// MaxSourceBytes bounds a fetched source; 0 means DefaultMaxSourceBytes.
+	MaxSourceBytes int64
+	// Clock stamps status.source.fetchedAt; nil means the real clock.
+	Clock clock.PassiveClock
 	// ScratchDir holds the copied file while it is read; "" means a private directory
 	// under the OS temp dir (see scratch.Dir).
 	ScratchDir string
@@ -52,7 +62,16 @@ func (p *BlobProfiler) scratchDir(ctx context.Context) (string, error) {
 }
 
 // Profile implements Profiler.
-func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error) {
+func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, keys DatasetKeys) (ProfileResult, error) {
+	var fetched *discov1.FetchedSource
+	if ds.Spec.Source != nil && ds.Status.Source == nil {
+		var err error
+		if fetched, err = p.importSource(ctx, ds, keys.Source); err != nil {
+			return ProfileResult{}, err
+		}
+		ds = ds.DeepCopy()
+		ds.Status.Source = fetched
+	}
 	dir, err := p.scratchDir(ctx)
 	if err != nil {
 		return ProfileResult{}, err
@@ -82,21 +101,22 @@ func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profile
 	if err != nil {
 		return ProfileResult{}, err
 	}
-	if err := p.Blob.Put(ctx, profileKey, body); err != nil {
+	if err := p.Blob.Put(ctx, keys.Profile, body); err != nil {
 		return ProfileResult{}, err
 	}
 	names := make([]string, len(profile.Columns))
 	for i, c := range profile.Columns {
 		names[i] = c.Name
 	}
-	return ProfileResult{Rows: int64(profile.RowCount), Columns: int32(profile.ColumnCount), Variables: names, ProfileKey: profileKey}, nil
+	return ProfileResult{Rows: int64(profile.RowCount), Columns: int32(profile.ColumnCount), Variables: names, ProfileKey: keys.Profile, Source: fetched}, nil
 }
 
-// fetch copies the dataset's blob into f and returns its size. When spec.sizeBytes is set
-// no more than one byte beyond it is read; a size or SHA-256 other than the spec's fails
-// the dataset.
+// fetch copies the dataset's blob into f and returns its size. When its size is known no
+// more than one byte beyond it is read; a size or SHA-256 other than the recorded one (the
+// spec's for an upload, status.source's for a fetched file) fails the dataset.
 func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.File) (int64, error) {
-	rc, err := p.Blob.Get(ctx, ds.Spec.BlobKey)
+	key, want, wantSum := ds.File()
+	rc, err := p.Blob.Get(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
 		return 0, &ProfileError{Reason: discov1.ReasonBlobMissing, Message: "the uploaded file is missing from the blob store"}
 	}
@@ -105,8 +125,8 @@ func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.Fil
 	}
 	defer rc.Close()
 	var src io.Reader = rc
-	if ds.Spec.SizeBytes > 0 {
-		src = io.LimitReader(rc, ds.Spec.SizeBytes+1)
+	if want > 0 {
+		src = io.LimitReader(rc, want+1)
 	}
 	h := sha256.New()
 	size, err := io.Copy(io.MultiWriter(f, h), src)
@@ -114,16 +134,18 @@ func (p *BlobProfiler) fetch(ctx context.Context, ds *discov1.Dataset, f *os.Fil
 		return 0, fmt.Errorf("copy the dataset file: %w", err)
 	}
 	switch {
-	case ds.Spec.SizeBytes > 0 && size > ds.Spec.SizeBytes:
+	case want > 0 && size > want:
 		return 0, &ProfileError{Reason: discov1.ReasonSizeMismatch,
-			Message: fmt.Sprintf("the stored file is larger than spec.sizeBytes (%d)", ds.Spec.SizeBytes)}
-	case ds.Spec.SizeBytes > 0 && size < ds.Spec.SizeBytes:
+			Message: fmt.Sprintf("the stored file is larger than spec.sizeBytes (%d)", want)}
+	case want > 0 && size < want:
 		return 0, &ProfileError{Reason: discov1.ReasonSizeMismatch,
-			Message: fmt.Sprintf("the stored file has %d bytes, not spec.sizeBytes (%d)", size, ds.Spec.SizeBytes)}
+			Message: fmt.Sprintf("the stored file has %d bytes, not spec.sizeBytes (%d)", size, want)}
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); ds.Spec.SHA256 != "" && sum != ds.Spec.SHA256 {
+	if sum := hex.EncodeToString(h.Sum(nil)); wantSum != "" && sum != wantSum {
 		return 0, &ProfileError{Reason: discov1.ReasonChecksumMismatch,
-			Message: fmt.Sprintf("the stored file's SHA-256 is %s, not spec.sha256 %s", sum, ds.Spec.SHA256)}
+			Message: fmt.Sprintf("the stored file's SHA-256 is %s, not spec.sha256 %s", sum, wantSum)}
 	}
 	return size, nil
 }
+
+func (p *BlobProfiler) now() time.Time { return now(p.Clock) }

@@ -42,7 +42,8 @@ func TestBlobProfiler(t *testing.T) {
 		Spec: discov1.DatasetSpec{Format: "csv", BlobKey: key, SizeBytes: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}}
 	p := &BlobProfiler{Blob: bucket, ScratchDir: dir}
 	profileKey := blob.DatasetProfileKey("ten_a", "ns", ds.Name, string(ds.UID))
-	res, err := p.Profile(ctx, ds, profileKey)
+	keys := DatasetKeys{Profile: profileKey}
+	res, err := p.Profile(ctx, ds, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +59,13 @@ func TestBlobProfiler(t *testing.T) {
 	}
 
 	ds.Spec.SHA256 = strings.Repeat("0", 64)
-	_, err = p.Profile(ctx, ds, profileKey)
+	_, err = p.Profile(ctx, ds, keys)
 	var pe *ProfileError
 	if !errors.As(err, &pe) || pe.Reason != discov1.ReasonChecksumMismatch {
 		t.Fatalf("wrong hash: %v", err)
 	}
 	ds.Spec.BlobKey = blob.DatasetKey("ten_a", "ns", "proj_p", "ds_missing")
-	if _, err = p.Profile(ctx, ds, profileKey); !errors.As(err, &pe) || pe.Reason != discov1.ReasonBlobMissing {
+	if _, err = p.Profile(ctx, ds, keys); !errors.As(err, &pe) || pe.Reason != discov1.ReasonBlobMissing {
 		t.Fatalf("missing blob: %v", err)
 	}
 }

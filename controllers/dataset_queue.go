@@ -18,9 +18,9 @@ const profileQueueSize = 64
 
 // profileJob is one dataset handed to the profiling workers.
 type profileJob struct {
-	uid        types.UID
-	ds         *discov1.Dataset // a copy taken when the job was submitted
-	profileKey string
+	uid  types.UID
+	ds   *discov1.Dataset // a copy taken when the job was submitted
+	keys DatasetKeys
 
 	finished bool // set under profileQueue.mu
 	result   ProfileResult
@@ -64,13 +64,13 @@ func (q *profileQueue) lookup(key types.NamespacedName, uid types.UID) *profileJ
 
 // submit hands the dataset to the workers; false means the queue is full. A job of an
 // earlier incarnation of the same name is replaced once it has finished.
-func (q *profileQueue) submit(key types.NamespacedName, ds *discov1.Dataset, profileKey string) bool {
+func (q *profileQueue) submit(key types.NamespacedName, ds *discov1.Dataset, keys DatasetKeys) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if old := q.pending[key]; old != nil && !old.finished {
 		return false
 	}
-	job := &profileJob{uid: ds.UID, ds: ds.DeepCopy(), profileKey: profileKey}
+	job := &profileJob{uid: ds.UID, ds: ds.DeepCopy(), keys: keys}
 	select {
 	case q.jobs <- job:
 		q.pending[key] = job
@@ -128,7 +128,7 @@ func (q *profileQueue) work(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case job := <-q.jobs:
-			res, err := q.profiler.Profile(ctx, job.ds, job.profileKey)
+			res, err := q.profiler.Profile(ctx, job.ds, job.keys)
 			q.mu.Lock()
 			job.result, job.err, job.finished = res, err, true
 			q.mu.Unlock()

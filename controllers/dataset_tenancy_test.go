@@ -19,6 +19,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -35,7 +36,7 @@ type routedProfiler struct {
 	gate    chan struct{} // "real-gated" datasets wait for it to close
 }
 
-func (p *routedProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error) {
+func (p *routedProfiler) Profile(ctx context.Context, ds *discov1.Dataset, keys DatasetKeys) (ProfileResult, error) {
 	switch ds.Spec.DisplayName {
 	case "real-storage-error":
 		return ProfileResult{}, fmt.Errorf("copy the dataset file: read %s/profile-1: input/output error", p.scratch)
@@ -44,7 +45,7 @@ func (p *routedProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profi
 	case "real-gated":
 		<-p.gate
 	}
-	return p.blob.Profile(ctx, ds, profileKey)
+	return p.blob.Profile(ctx, ds, keys)
 }
 
 // realProfiler profiles datasets named "real-..." from testBlob (see fakeProfiler).
@@ -54,7 +55,8 @@ func realProfiler() Profiler {
 		if err != nil {
 			panic(err)
 		}
-		realProfilerImpl = &routedProfiler{blob: &BlobProfiler{Blob: testBlob, ScratchDir: dir}, scratch: dir, gate: make(chan struct{})}
+		realProfilerImpl = &routedProfiler{blob: &BlobProfiler{Blob: testBlob, ScratchDir: dir, Sources: datasource.Opener{Reader: k8sClient}, MaxSourceBytes: 64 << 10},
+			scratch: dir, gate: make(chan struct{})}
 	})
 	return realProfilerImpl
 }

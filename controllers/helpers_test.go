@@ -13,17 +13,18 @@ import (
 )
 
 // fakeProfiler marks datasets whose display name starts with "bad" as unusable, and hands
-// those whose name starts with "real-" to the blob profiler (realProfiler).
+// those whose name starts with "real-", and those with a spec.source, to the blob profiler
+// (realProfiler).
 type fakeProfiler struct{}
 
-func (fakeProfiler) Profile(ctx context.Context, ds *discov1.Dataset, profileKey string) (ProfileResult, error) {
-	if strings.HasPrefix(ds.Spec.DisplayName, "real-") {
-		return realProfiler().Profile(ctx, ds, profileKey)
+func (fakeProfiler) Profile(ctx context.Context, ds *discov1.Dataset, keys DatasetKeys) (ProfileResult, error) {
+	if strings.HasPrefix(ds.Spec.DisplayName, "real-") || ds.Spec.Source != nil {
+		return realProfiler().Profile(ctx, ds, keys)
 	}
 	if strings.HasPrefix(ds.Spec.DisplayName, "bad") {
 		return ProfileResult{}, &ProfileError{Message: "row 3 has 2 fields, expected 3"}
 	}
-	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: profileKey}, nil
+	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: keys.Profile}, nil
 }
 
 // newTenant creates a tenant and waits for its namespace.

@@ -157,7 +157,11 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	}
 	defer os.RemoveAll(dir)
 	local := filepath.Join(dir, "data."+ds.Spec.Format)
-	if err := e.Blob.Download(ctx, ds.Spec.BlobKey, local); err != nil {
+	key, _, _ := ds.File()
+	if key == "" {
+		return nil, fmt.Errorf("dataset %s has not fetched its source yet", run.DatasetID())
+	}
+	if err := e.Blob.Download(ctx, key, local); err != nil {
 		return nil, fmt.Errorf("read dataset %s: %w", run.DatasetID(), err)
 	}
 	frame, err := data.Load(local, ds.Spec.Format)

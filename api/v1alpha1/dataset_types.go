@@ -17,6 +17,7 @@ const (
 // DatasetSpec describes an uploaded file. Immutable: a new file is a new dataset.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a dataset is immutable; upload a new one"
 // +kubebuilder:validation:XValidation:rule="has(self.projectRef) != has(self.projectID)",message="give exactly one of projectRef (the project's name) and projectID (its REST id)"
+// +kubebuilder:validation:XValidation:rule="has(self.source) != has(self.blobKey)",message="give exactly one of source (a file the controller fetches) and blobKey (a file uploaded through the REST API)"
 type DatasetSpec struct {
 	// ProjectRef names the dataset's Project in the same namespace: {name: signalling}.
 	// Give it or projectID, not both.
@@ -35,15 +36,26 @@ type DatasetSpec struct {
 	// Format is csv or parquet.
 	// +kubebuilder:validation:Enum=csv;parquet
 	Format string `json:"format"`
-	// BlobKey locates the file in the blob store; it must be under the tenant's own prefix.
+	// BlobKey locates a file uploaded through the REST API in the blob store; it must be
+	// under the tenant's own prefix. Give it or source, not both.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
-	BlobKey string `json:"blobKey"`
-	// SizeBytes is the file's size; profiling refuses a file of another size.
+	// +optional
+	BlobKey string `json:"blobKey,omitempty"`
+	// Source is where the controller fetches the file from (an object store, a ConfigMap),
+	// for datasets declared in manifests. Give it or blobKey, not both.
+	// +optional
+	Source *DatasetSource `json:"source,omitempty"`
+	// SizeBytes is the file's size; profiling refuses a file of another size. Optional
+	// with source (then it pins the fetched file's size).
 	// +kubebuilder:validation:Minimum=0
-	SizeBytes int64 `json:"sizeBytes"`
+	// +optional
+	SizeBytes int64 `json:"sizeBytes,omitempty"`
 	// SHA256 is the file's hex SHA-256; profiling refuses a file with another hash.
+	// Optional with source (then it pins the fetched file's content).
 	// +kubebuilder:validation:Pattern=`^[a-f0-9]{64}$`
-	SHA256 string `json:"sha256"`
+	// +optional
+	SHA256 string `json:"sha256,omitempty"`
 	// Variables declared at upload (optional; the profile lists the real columns).
 	// +kubebuilder:validation:MaxItems=4096
 	// +optional
@@ -66,6 +78,9 @@ type DatasetStatus struct {
 	// ProjectRef names the dataset's Project, whichever form the spec used.
 	// +optional
 	ProjectRef *ObjectRef `json:"projectRef,omitempty"`
+	// Source is the copy of spec.source in the tenant's blob store, once fetched.
+	// +optional
+	Source *FetchedSource `json:"source,omitempty"`
 	// Phase is profiling, ready (runs may use it) or failed (see message).
 	// +optional
 	Phase DatasetPhase `json:"phase,omitempty"`

@@ -5,7 +5,8 @@ import "testing"
 func TestDatasetKeysStayUnderTheirTenant(t *testing.T) {
 	key := DatasetKey("ten_a", "disco-ten-a", "proj_p", "ds_d")
 	profile := DatasetProfileKey("ten_a", "disco-ten-a", "ds-d", "uid-1")
-	for _, k := range []string{key, profile} {
+	source := DatasetSourceKey("ten_a", "disco-ten-a", "ds-d", "uid-1")
+	for _, k := range []string{key, profile, source} {
 		if err := ValidateKey(k); err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
@@ -29,6 +30,9 @@ func TestDatasetKeysStayUnderTheirTenant(t *testing.T) {
 		if UnderDatasetPrefix("ten_a", "disco-ten-a", k) {
 			t.Errorf("%q counts as under the tenant's prefix", k)
 		}
+	}
+	if source == DatasetSourceKey("ten_a", "disco-ten-a", "ds-d", "uid-2") || source == key || source == profile {
+		t.Error("a recreated dataset's source, an upload and a profile must not share a key")
 	}
 	if DatasetPrefix("", "ns") != "" || DatasetPrefix("a/b", "ns") != "" || DatasetPrefix("t", "..") != "" {
 		t.Error("a prefix with an empty or multi-segment part must be empty")

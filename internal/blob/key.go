@@ -117,8 +117,9 @@ func LegacyRunResultsKey(runName string) string { return LegacyRunPrefix(runName
 // ---- Dataset keys (issue 14 item 3) ----
 //
 // Every blob of a tenant's datasets lies under datasets/<tenant id>/<namespace>/: uploaded
-// files at <project id>/<dataset id>/data, profiles at profiles/<dataset name>/<uid>.json
-// (project ids start with "proj_", so the two never meet). The Dataset controller refuses a
+// files at <project id>/<dataset id>/data, fetched sources at
+// sources/<dataset name>/<uid>/data, profiles at profiles/<dataset name>/<uid>.json
+// (project ids start with "proj_", so they never meet). The Dataset controller refuses a
 // spec.blobKey outside its tenant's prefix, and the facade reads profiles only from it.
 
 // DatasetPrefix is the prefix of every dataset blob of one tenant namespace, or "" when a
@@ -139,6 +140,13 @@ func DatasetKey(tenantID, namespace, projectID, datasetID string) string {
 // recreated Dataset of the same name from reading the old one's profile.
 func DatasetProfileKey(tenantID, namespace, datasetName, datasetUID string) string {
 	return DatasetPrefix(tenantID, namespace) + "profiles/" + datasetName + "/" + datasetUID + ".json"
+}
+
+// DatasetSourceKey is where the Dataset controller stores the file it fetched from the
+// dataset's spec.source (issue 14, item 7); the uid keeps a recreated Dataset of the same
+// name from reading the old one's file.
+func DatasetSourceKey(tenantID, namespace, datasetName, datasetUID string) string {
+	return DatasetPrefix(tenantID, namespace) + "sources/" + datasetName + "/" + datasetUID + "/data"
 }
 
 // UnderDatasetPrefix reports whether key is a valid key under the tenant namespace's

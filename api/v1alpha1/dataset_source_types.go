@@ -1,0 +1,99 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DatasetSource is where the controller fetches a dataset's file from, for datasets declared
+// in manifests (GitOps) instead of uploaded through the REST API (issue 14, item 7). Give
+// exactly one of url, configMapRef and persistentVolumeClaim. The file is copied once into
+// the tenant's blob store, hashed and profiled; status.source records where, its size and
+// its SHA-256. spec.sizeBytes and spec.sha256, when given, pin the content: a file of
+// another size or hash fails the dataset.
+// +kubebuilder:validation:XValidation:rule="[has(self.url), has(self.configMapRef), has(self.persistentVolumeClaim)].filter(x, x).size() == 1",message="give exactly one of url, configMapRef and persistentVolumeClaim"
+// +kubebuilder:validation:XValidation:rule="!has(self.persistentVolumeClaim)",message="persistentVolumeClaim sources are not implemented yet; put the file in an object store (url) or, up to 1 MiB, in a ConfigMap (configMapRef)"
+// +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || has(self.url)",message="secretRef holds the object store's credentials for url; a configMapRef needs none"
+// +kubebuilder:validation:XValidation:rule="!has(self.url) || self.url.startsWith('s3://') || self.url.startsWith('file:///')",message="url must be s3://bucket/key or file:///path (gs:// and azblob:// are not implemented yet)"
+type DatasetSource struct {
+	// URL is the file in an object store: s3://bucket/path/file.csv?region=eu-west-1 on AWS,
+	// or on an S3-compatible store the cluster admin allows with
+	// ?endpoint=https://minio.example:9000&use_path_style=true; or file:///path on the
+	// manager's disk, under its dataset source root, in the directory named after the
+	// dataset's namespace.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	URL string `json:"url,omitempty"`
+	// SecretRef names a Secret in the dataset's namespace holding the object store's
+	// credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for
+	// temporary ones). Without it an s3 source is read anonymously; the manager's own
+	// credentials are never used for a tenant's source.
+	// +optional
+	SecretRef *ObjectRef `json:"secretRef,omitempty"`
+	// ConfigMapRef names a key of a ConfigMap in the dataset's namespace holding a small
+	// table (data or binaryData; a ConfigMap holds at most 1 MiB).
+	// +optional
+	ConfigMapRef *ConfigMapKeyRef `json:"configMapRef,omitempty"`
+	// PersistentVolumeClaim names a file on a claim in the dataset's namespace. Not
+	// implemented yet: the API server refuses it.
+	// +optional
+	PersistentVolumeClaim *PVCFileRef `json:"persistentVolumeClaim,omitempty"`
+}
+
+// ConfigMapKeyRef names one key of a ConfigMap in the referrer's namespace.
+type ConfigMapKeyRef struct {
+	// Name is the ConfigMap's metadata.name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+	// Key is the key in the ConfigMap's data or binaryData, such as sachs.csv.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+}
+
+// PVCFileRef names a file on a PersistentVolumeClaim in the referrer's namespace.
+type PVCFileRef struct {
+	// ClaimName is the PersistentVolumeClaim's metadata.name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClaimName string `json:"claimName"`
+	// Path is the file's path on the volume.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Path string `json:"path"`
+}
+
+// FetchedSource is the copy of a dataset's spec.source in the tenant's blob store.
+type FetchedSource struct {
+	// BlobKey is where the fetched file is stored.
+	BlobKey string `json:"blobKey"`
+	// SizeBytes is the fetched file's size.
+	SizeBytes int64 `json:"sizeBytes"`
+	// SHA256 is the fetched file's hex SHA-256.
+	SHA256 string `json:"sha256"`
+	// FetchedAt is when the file was fetched.
+	FetchedAt metav1.Time `json:"fetchedAt"`
+}
+
+// Reasons of a dataset's Ready condition for its source.
+const (
+	// ReasonSourceUnavailable: the source could not be read (yet); it is tried again.
+	ReasonSourceUnavailable = "SourceUnavailable"
+	// ReasonSourceRefused: the source can never be read as written (a path outside the
+	// allowed root, an endpoint the admin does not allow, a file too large).
+	ReasonSourceRefused = "SourceRefused"
+)
+
+// File is the blob key, size and SHA-256 of the dataset's file: the spec's for an uploaded
+// file, status.source's for a fetched one ("" and 0 until it is fetched).
+func (d *Dataset) File() (key string, size int64, sha256 string) {
+	if d.Spec.Source == nil {
+		return d.Spec.BlobKey, d.Spec.SizeBytes, d.Spec.SHA256
+	}
+	if s := d.Status.Source; s != nil {
+		return s.BlobKey, s.SizeBytes, s.SHA256
+	}
+	return "", 0, ""
+}

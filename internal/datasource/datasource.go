@@ -1,0 +1,203 @@
+// Package datasource opens the file a Dataset declares in spec.source (issue 14, item 7):
+// an object in an S3 bucket, a file under the manager's source root, or a key of a
+// ConfigMap. Every source is confined to the dataset's tenant: ConfigMaps and Secrets are
+// read from the dataset's own namespace, file paths from the namespace's own directory
+// under the root (symbolic links cannot leave it), and an S3 request goes to AWS or to an
+// endpoint the cluster admin allows, with the tenant's credentials or none, never the
+// manager's.
+package datasource
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/s3blob"
+	"gocloud.dev/gcerrors"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+)
+
+// Opener opens dataset sources.
+type Opener struct {
+	// Reader reads ConfigMaps and Secrets; the manager's uncached API reader, so that it
+	// needs get on them and never list or watch.
+	Reader client.Reader
+	// FileRoot is the directory file:// sources are read from: a dataset in namespace ns
+	// may read files below FileRoot/ns only. "" refuses file:// sources.
+	FileRoot string
+	// S3Endpoints are the endpoints (scheme://host[:port]) an s3:// URL may name with
+	// ?endpoint=; a URL without one goes to AWS.
+	S3Endpoints []string
+}
+
+// Error is a source that can never be read as written. Other errors may pass (a missing
+// ConfigMap may be applied later) and the caller tries again.
+type Error struct{ Message string }
+
+func (e *Error) Error() string { return e.Message }
+
+func refused(format string, args ...any) error { return &Error{Message: fmt.Sprintf(format, args...)} }
+
+// Open opens the source of a dataset in namespace. The caller closes the reader and bounds
+// how much it reads.
+func (o Opener) Open(ctx context.Context, namespace string, src *discov1.DatasetSource) (io.ReadCloser, error) {
+	switch {
+	case src == nil:
+		return nil, refused("the dataset has no source")
+	case src.ConfigMapRef != nil:
+		return o.configMap(ctx, namespace, *src.ConfigMapRef)
+	case src.PersistentVolumeClaim != nil:
+		return nil, refused("persistentVolumeClaim sources are not implemented yet")
+	}
+	u, err := url.Parse(src.URL)
+	if err != nil {
+		return nil, refused("source.url is not a URL: %v", err)
+	}
+	switch u.Scheme {
+	case "file":
+		if src.SecretRef != nil {
+			return nil, refused("source.secretRef is for s3:// sources; a file:// source needs none")
+		}
+		return o.file(namespace, u)
+	case "s3":
+		return o.s3(ctx, namespace, u, src.SecretRef)
+	}
+	return nil, refused("source.url scheme %q is not supported: use s3:// or file://", u.Scheme)
+}
+
+func (o Opener) configMap(ctx context.Context, namespace string, ref discov1.ConfigMapKeyRef) (io.ReadCloser, error) {
+	cm := &corev1.ConfigMap{}
+	if err := o.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("the ConfigMap %s does not exist in namespace %s (yet)", ref.Name, namespace)
+		}
+		return nil, fmt.Errorf("reading the ConfigMap %s: %w", ref.Name, err)
+	}
+	if s, ok := cm.Data[ref.Key]; ok {
+		return io.NopCloser(strings.NewReader(s)), nil
+	}
+	if b, ok := cm.BinaryData[ref.Key]; ok {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	return nil, fmt.Errorf("the ConfigMap %s has no key %q in data or binaryData", ref.Name, ref.Key)
+}
+
+// file opens file:///<FileRoot>/<namespace>/<name> through os.Root, which refuses any
+// name, symbolic links included, that resolves outside the namespace's directory.
+func (o Opener) file(namespace string, u *url.URL) (io.ReadCloser, error) {
+	if o.FileRoot == "" {
+		return nil, refused("this disco installation reads no file:// sources; the cluster admin enables them with the manager's --dataset-source-root")
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return nil, refused("source.url %s names host %q; a file:// source is on the manager's disk (file:///path)", u.Redacted(), u.Host)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, refused("a file:// source takes no query or fragment")
+	}
+	dir := path.Join(o.FileRoot, namespace)
+	name, ok := strings.CutPrefix(path.Clean("/"+u.Path), strings.TrimSuffix(dir, "/")+"/")
+	if !ok || name == "" {
+		return nil, refused("source.url %s is not a file under %s/, the directory of namespace %s under the dataset source root", u.Redacted(), dir, namespace)
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the directory for namespace %s under the dataset source root does not exist (yet)", namespace)
+	} else if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("the file %s does not exist (yet) in namespace %s's directory of the dataset source root", name, namespace)
+	case err != nil && strings.Contains(err.Error(), "escapes from parent"):
+		return nil, refused("the file %s lies outside namespace %s's directory of the dataset source root", name, namespace)
+	case err != nil:
+		return nil, fmt.Errorf("opening the source file %s: %w", name, err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		_ = f.Close() // read-only: nothing to lose
+		return nil, refused("the source %s is not a regular file", name)
+	}
+	return f, nil
+}
+
+// s3 opens s3://bucket/key. Query parameters: region, endpoint (one of S3Endpoints) and
+// use_path_style, as gocloud.dev/blob/s3blob reads them.
+func (o Opener) s3(ctx context.Context, namespace string, u *url.URL, secretRef *discov1.ObjectRef) (io.ReadCloser, error) {
+	key := strings.TrimPrefix(u.Path, "/")
+	if u.Host == "" || key == "" {
+		return nil, refused("source.url %s must be s3://bucket/key", u.Redacted())
+	}
+	q := u.Query()
+	for k := range q {
+		if k != "region" && k != "endpoint" && k != "use_path_style" {
+			return nil, refused("source.url query parameter %q is not supported (region, endpoint and use_path_style are)", k)
+		}
+	}
+	opts := s3.Options{Region: q.Get("region"), Credentials: aws.AnonymousCredentials{}}
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	if ep := q.Get("endpoint"); ep != "" {
+		if !slices.Contains(o.S3Endpoints, strings.TrimSuffix(ep, "/")) {
+			return nil, refused("the endpoint %s is not one this installation allows for dataset sources; the cluster admin lists them in the manager's --dataset-source-s3-endpoints", ep)
+		}
+		opts.BaseEndpoint = aws.String(ep)
+	}
+	opts.UsePathStyle = q.Get("use_path_style") == "true"
+	if secretRef != nil {
+		s := &corev1.Secret{}
+		if err := o.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretRef.Name}, s); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("the Secret %s does not exist in namespace %s (yet)", secretRef.Name, namespace)
+			}
+			return nil, fmt.Errorf("reading the Secret %s: %w", secretRef.Name, err)
+		}
+		id, secret := string(s.Data["AWS_ACCESS_KEY_ID"]), string(s.Data["AWS_SECRET_ACCESS_KEY"])
+		if id == "" || secret == "" {
+			return nil, refused("the Secret %s needs the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", secretRef.Name)
+		}
+		opts.Credentials = credentials.NewStaticCredentialsProvider(id, secret, string(s.Data["AWS_SESSION_TOKEN"]))
+	}
+	bucket, err := s3blob.OpenBucket(ctx, s3.New(opts), u.Host, nil)
+	if err != nil {
+		return nil, fmt.Errorf("opening the bucket %s: %w", u.Host, err)
+	}
+	r, err := bucket.NewReader(ctx, key, nil)
+	if err != nil {
+		_ = bucket.Close()
+		switch gcerrors.Code(err) {
+		case gcerrors.NotFound:
+			return nil, fmt.Errorf("the object %s does not exist (yet) in the bucket %s", key, u.Host)
+		case gcerrors.PermissionDenied:
+			return nil, fmt.Errorf("the bucket %s refused to give the object %s: check the credentials in source.secretRef", u.Host, key)
+		}
+		return nil, fmt.Errorf("reading s3://%s/%s: %w", u.Host, key, err)
+	}
+	return readCloser{r, bucket}, nil
+}
+
+// readCloser closes the bucket with its reader.
+type readCloser struct {
+	*blob.Reader
+	bucket *blob.Bucket
+}
+
+func (r readCloser) Close() error { return errors.Join(r.Reader.Close(), r.bucket.Close()) }
