@@ -119,7 +119,7 @@ func watchRun(t *testing.T, e *env, a *api, pid, cid, rid string, submitted time
 				o.stages = append(o.stages, s)
 			}
 		}
-		return ended(st)
+		return live.Ended(st)
 	})
 	return st, o
 }
@@ -180,7 +180,7 @@ func TestRunsInAllModes(t *testing.T) {
 
 	done := phase(t, "project, campaign, upload to dataset ready")
 	pid, cid := a.project("modes", 100000)
-	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
+	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(240), 2*time.Minute)
 	done()
 
 	// The first run alone, to time submission to a running engine pod.
@@ -343,7 +343,7 @@ func TestCancelRunningRun(t *testing.T) {
 	a := e.api(t)
 	ctx := ctxFor(t)
 	pid, cid := a.project("cancel", 100000)
-	did := a.dataset(pid, "quadratic", live.QuadraticCSV(2000))
+	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(2000), 2*time.Minute)
 
 	done := phase(t, "long run: submit to engine pod running")
 	rid := a.submit(pid, cid, did, "neural", map[string]any{"epochs": 100000})
@@ -371,7 +371,7 @@ func TestCancelRunningRun(t *testing.T) {
 
 	done = phase(t, "cancel to cancelled, Job and pod gone")
 	a.Must(202, "POST", runPath(pid, cid, rid)+"/cancel", nil)
-	st := a.waitRun(pid, cid, rid, 2*time.Minute)
+	st := a.RunEnded(runPath(pid, cid, rid), 2*time.Minute)
 	if st["status"] != "cancelled" {
 		t.Fatalf("cancelled run ended %v", st)
 	}
@@ -405,7 +405,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 	ctx := ctxFor(t)
 	ns := e.creds.Namespace
 	pid, cid := a.project("refused", 100000)
-	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
+	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(240), 2*time.Minute)
 
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "disco-test-no-jobs", Namespace: ns},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}}}
@@ -441,7 +441,7 @@ func TestJobThatCannotBeCreated(t *testing.T) {
 
 	done = phase(t, "quota removed to run completed")
 	remove()
-	if st := a.waitRun(pid, cid, rid, 5*time.Minute); st["status"] != "completed" {
+	if st := a.RunEnded(runPath(pid, cid, rid), 5*time.Minute); st["status"] != "completed" {
 		t.Errorf("run after the quota was removed ended %v", st)
 	}
 	done()

@@ -37,7 +37,7 @@ func startLongRun(t *testing.T, e *env, a *api, name string) longRun {
 	ctx := ctxFor(t)
 	var r longRun
 	r.pid, r.cid = a.project(name, 100000)
-	did := a.dataset(r.pid, "quadratic", live.QuadraticCSV(2000))
+	did := a.ReadyDataset(r.pid, "quadratic", live.QuadraticCSV(2000), 2*time.Minute)
 	r.rid = a.submit(r.pid, r.cid, did, "neural", map[string]any{"epochs": 5000})
 	live.Eventually(t, 5*time.Minute, "the engine container of "+r.rid+" running", func() bool {
 		pods := &corev1.PodList{}
@@ -119,7 +119,7 @@ func TestEnginePodKilled(t *testing.T) {
 	if err := e.kube.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil {
 		t.Fatal(err)
 	}
-	st := a.waitRun(r.pid, r.cid, r.rid, 10*time.Minute)
+	st := a.RunEnded(runPath(r.pid, r.cid, r.rid), 10*time.Minute)
 	done()
 	job := &batchv1.Job{}
 	_ = e.kube.Get(ctx, client.ObjectKey{Namespace: e.creds.Namespace, Name: ids.ToName(r.rid)}, job)
@@ -188,7 +188,7 @@ func TestLeaderDeleted(t *testing.T) {
 	done()
 
 	done = phase(t, "new leader to run completed")
-	st := a.waitRun(r.pid, r.cid, r.rid, 10*time.Minute)
+	st := a.RunEnded(runPath(r.pid, r.cid, r.rid), 10*time.Minute)
 	done()
 	if st["status"] != "completed" {
 		t.Fatalf("run ended %v", st)
@@ -234,7 +234,7 @@ func TestKubeletRestarted(t *testing.T) {
 	done()
 
 	done = phase(t, "kubelet back to run completed")
-	st := a.waitRun(r.pid, r.cid, r.rid, 10*time.Minute)
+	st := a.RunEnded(runPath(r.pid, r.cid, r.rid), 10*time.Minute)
 	done()
 	if st["status"] != "completed" {
 		t.Fatalf("run ended %v", st)
@@ -264,7 +264,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	const limit = 2
 	e.changeTenant(t, func(t *discov1.Tenant) { t.Spec.ConcurrentRuns = ptr.To[int32](limit) })
 	pid, cid := a.project("concurrency", 100000)
-	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
+	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(240), 2*time.Minute)
 
 	done := phase(t, "3x the limit submitted to all completed")
 	var rids []string
@@ -297,7 +297,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		for _, rid := range rids {
 			if !finished[rid] {
 				_, st := a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
-				if ended(st) {
+				if live.Ended(st) {
 					finished[rid] = true
 					if st["status"] != "completed" {
 						t.Errorf("run %s ended %v", rid, st)

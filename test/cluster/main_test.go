@@ -180,20 +180,6 @@ func (a *api) project(name string, units int) (pid, cid string) {
 	return pid, cid
 }
 
-// dataset uploads csv and waits until it is profiled.
-func (a *api) dataset(pid, name string, csv []byte) string {
-	a.T.Helper()
-	did := a.Upload(pid, name, csv)["id"].(string)
-	live.Eventually(a.T, 2*time.Minute, "dataset "+did+" ready", func() bool {
-		_, out := a.Do("GET", "/projects/"+pid+"/datasets/"+did, nil)
-		if out["status"] == "failed" {
-			a.T.Fatalf("dataset failed: %v", out)
-		}
-		return out["status"] == "ready"
-	})
-	return did
-}
-
 func (a *api) submit(pid, cid, did, mode string, params map[string]any) string {
 	a.T.Helper()
 	if params == nil {
@@ -208,23 +194,6 @@ func (a *api) submit(pid, cid, did, mode string, params map[string]any) string {
 
 func runPath(pid, cid, rid string) string {
 	return "/projects/" + pid + "/campaigns/" + cid + "/runs/" + rid
-}
-
-// waitRun waits for the run to finish and returns its last status object.
-func (a *api) waitRun(pid, cid, rid string, timeout time.Duration) map[string]any {
-	a.T.Helper()
-	var st map[string]any
-	live.Eventually(a.T, timeout, "run "+rid+" finished", func() bool {
-		_, st = a.Do("GET", runPath(pid, cid, rid)+"/status", nil)
-		return ended(st)
-	})
-	return st
-}
-
-// ended: the run status object st is final.
-func ended(st map[string]any) bool {
-	s, _ := st["status"].(string)
-	return s == "completed" || s == "failed" || s == "cancelled"
 }
 
 // claimsLedgeredOnce: each of the claims (a claims list's data) has exactly one

@@ -85,7 +85,7 @@ func TestTenantQuota(t *testing.T) {
 	})
 
 	pid, cid := a.project("quota", 100000)
-	did := a.dataset(pid, "quadratic", live.QuadraticCSV(240))
+	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(240), 2*time.Minute)
 	done := phase(t, "a run the quota has no room for: submit to condition naming the quota")
 	rid := a.submit(pid, cid, did, "symbolic", nil)
 	cond := e.admittedNaming(t, rid, "ResourceQuota "+tenantQuota, 3*time.Minute)
@@ -100,7 +100,7 @@ func TestTenantQuota(t *testing.T) {
 
 	done = phase(t, "room in the quota to run completed")
 	remove()
-	if st := a.waitRun(pid, cid, rid, 5*time.Minute); st["status"] != "completed" {
+	if st := a.RunEnded(runPath(pid, cid, rid), 5*time.Minute); st["status"] != "completed" {
 		t.Errorf("run after the quota had room ended %v", st)
 	}
 	done()

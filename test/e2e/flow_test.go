@@ -37,11 +37,6 @@ func (a *api) must(want int, method, path string, body any) map[string]any {
 	return a.client().Must(want, method, path, body)
 }
 
-func (a *api) upload(projectID, name string, csv []byte) map[string]any {
-	a.t.Helper()
-	return a.client().Upload(projectID, name, csv)
-}
-
 var (
 	eventually   = live.Eventually
 	quadraticCSV = live.QuadraticCSV

@@ -11,6 +11,7 @@ import (
 	"math"
 	"mime/multipart"
 	"net/http"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,39 @@ func (c *Client) Upload(projectID, name string, csv []byte) map[string]any {
 		c.T.Fatalf("upload = %d: %v", code, out)
 	}
 	return out
+}
+
+// ReadyDataset uploads csv as the CSV dataset name of the project and waits up to timeout
+// until it is profiled; it fails T when the profiling fails.
+func (c *Client) ReadyDataset(projectID, name string, csv []byte, timeout time.Duration) string {
+	c.T.Helper()
+	did := c.Upload(projectID, name, csv)["id"].(string)
+	Eventually(c.T, timeout, "dataset "+did+" ready", func() bool {
+		_, out := c.Do("GET", "/projects/"+projectID+"/datasets/"+did, nil)
+		if out["status"] == "failed" {
+			c.T.Fatalf("dataset failed: %v", out)
+		}
+		return out["status"] == "ready"
+	})
+	return did
+}
+
+// RunEnded waits up to timeout until the run at runPath (/projects/…/runs/ID) has ended, and
+// returns its last status object.
+func (c *Client) RunEnded(runPath string, timeout time.Duration) map[string]any {
+	c.T.Helper()
+	var st map[string]any
+	Eventually(c.T, timeout, "run "+path.Base(runPath)+" finished", func() bool {
+		_, st = c.Do("GET", runPath+"/status", nil)
+		return Ended(st)
+	})
+	return st
+}
+
+// Ended tells whether the run status object st is final: completed, failed or cancelled.
+func Ended(st map[string]any) bool {
+	s, _ := st["status"].(string)
+	return s == "completed" || s == "failed" || s == "cancelled"
 }
 
 // Eventually polls cond until it holds, and fails t when it does not within timeout.
