@@ -69,9 +69,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func newTestDashboard(t *testing.T, f *fakeAPI, now func() time.Time) *Dashboard {
+func newTestDashboard(t *testing.T, f *fakeAPI) *Dashboard {
 	t.Helper()
-	d, err := New(Options{API: f, BaseURL: "http://127.0.0.1:8080/v1", CookieKey: bytes.Repeat([]byte{1}, 32), Now: now,
+	d, err := New(Options{API: f, BaseURL: "http://127.0.0.1:8080/v1", CookieKey: bytes.Repeat([]byte{1}, 32),
 		ClientFor: func(context.Context, string) (string, error) { return "cli_x", nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func sessionCookieFor(t *testing.T, d *Dashboard, s session) *http.Cookie {
 // metadata part goes before the file, as the API reads them.
 func TestUploadTooLargeShowsTheMessage(t *testing.T) {
 	f := &fakeAPI{access: "disco_session_a"}
-	d := newTestDashboard(t, f, nil)
+	d := newTestDashboard(t, f)
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	_ = mw.WriteField("name", "big")
@@ -118,7 +118,7 @@ func TestUploadTooLargeShowsTheMessage(t *testing.T) {
 // several requests arrive with the same cookie, and the new tokens go into the cookie.
 func TestExpiredSessionRefreshesOnceAndRotates(t *testing.T) {
 	f := &fakeAPI{access: "disco_session_old", refresh: "disco_refresh_old"}
-	d := newTestDashboard(t, f, nil)
+	d := newTestDashboard(t, f)
 	cookie := sessionCookieFor(t, d, session{Access: "disco_session_old", Refresh: "disco_refresh_old",
 		Expires: time.Now().Add(-time.Minute), Client: "cli_x"})
 	f.access = "disco_session_revoked_by_expiry"
@@ -158,7 +158,7 @@ func TestExpiredSessionRefreshesOnceAndRotates(t *testing.T) {
 // cleared.
 func TestEndedSessionGoesToSignIn(t *testing.T) {
 	f := &fakeAPI{access: "disco_session_other", refresh: "disco_refresh_other"}
-	d := newTestDashboard(t, f, nil)
+	d := newTestDashboard(t, f)
 	req := httptest.NewRequest(http.MethodGet, "/projects/proj_a/claims?tier=validate", nil)
 	req.AddCookie(sessionCookieFor(t, d, session{Access: "disco_session_gone", Refresh: "disco_refresh_gone",
 		Expires: time.Now().Add(time.Hour), Client: "cli_x"}))
@@ -175,7 +175,7 @@ func TestEndedSessionGoesToSignIn(t *testing.T) {
 // A cross-origin form post is refused before it reaches the API.
 func TestCrossOriginPostIsRefused(t *testing.T) {
 	f := &fakeAPI{access: "disco_session_a"}
-	d := newTestDashboard(t, f, nil)
+	d := newTestDashboard(t, f)
 	req := httptest.NewRequest(http.MethodPost, "/projects", strings.NewReader("name=x"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
