@@ -15,12 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/test/live"
 )
-
-// tenantQuota names the ResourceQuota and LimitRange of a tenant namespace
-// (controllers.TenantQuotaName).
-const tenantQuota = "disco-tenant"
 
 // A tenant's tier gives its namespace a ResourceQuota and a LimitRange; the engine pods
 // respect them; a run whose engine pod the quota has no room for waits in queued saying so,
@@ -30,7 +27,7 @@ func TestTenantQuota(t *testing.T) {
 	a := e.api(t)
 	ctx := ctxFor(t)
 	ns := e.creds.Namespace
-	key := client.ObjectKey{Namespace: ns, Name: tenantQuota}
+	key := client.ObjectKey{Namespace: ns, Name: controllers.TenantQuotaName}
 
 	limits := &corev1.LimitRange{}
 	if err := e.kube.Get(ctx, key, limits); err != nil {
@@ -88,7 +85,7 @@ func TestTenantQuota(t *testing.T) {
 	did := a.ReadyDataset(pid, "quadratic", live.QuadraticCSV(240), 2*time.Minute)
 	done := phase(t, "a run the quota has no room for: submit to condition naming the quota")
 	rid := a.submit(pid, cid, did, "symbolic", nil)
-	cond := e.admittedNaming(t, rid, "ResourceQuota "+tenantQuota, 3*time.Minute)
+	cond := e.admittedNaming(t, rid, "ResourceQuota "+controllers.TenantQuotaName, 3*time.Minute)
 	done()
 	if cond.Reason != discov1.ReasonWaitingForCapacity || !strings.Contains(cond.Message, "pods: 1 used of 1") {
 		t.Errorf("condition %+v", cond)
