@@ -1,8 +1,6 @@
 package resource
 
 import (
-	discov1 "github.com/discolab/disco/api/v1alpha1"
-
 	"context"
 	"time"
 
@@ -10,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/listindex"
 )
 
@@ -39,7 +38,9 @@ func (r cacheFirst) List(ctx context.Context, list client.ObjectList, opts ...cl
 // it: obj carries the resource version its write returned (listindex.VersionReached
 // compares them). A version from before the write is not enough, however much it differs
 // from the one read. Lists come from the cache, so without this a client that creates and
-// then lists would not find what it just made.
+// then lists would not find what it just made. Not found means the cache has not seen the
+// object yet, so the wait goes on; any other error of the cache ends it, as waiting would
+// not change the answer.
 func (k *Kit) AwaitCache(ctx context.Context, obj client.Object) {
 	key := client.ObjectKeyFromObject(obj)
 	written := obj.GetResourceVersion()
@@ -47,8 +48,10 @@ func (k *Kit) AwaitCache(ctx context.Context, obj client.Object) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if err := k.Client.Get(ctx, key, fresh); err != nil {
+		if err := k.Client.Get(ctx, key, fresh); apierrors.IsNotFound(err) {
 			return false, nil
+		} else if err != nil {
+			return false, err
 		}
 		return listindex.VersionReached(fresh.GetResourceVersion(), written), nil
 	})

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +14,8 @@ import (
 )
 
 // laggingCache answers Get with the resource versions given, one per call and the last
-// from then on, as an informer cache catching up with writes does; "" is not found yet.
+// from then on, as an informer cache catching up with writes does; "" is not found yet,
+// "!" an error of the cache itself.
 type laggingCache struct {
 	client.Client
 	versions []string
@@ -23,8 +25,11 @@ type laggingCache struct {
 func (c *laggingCache) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	v := c.versions[min(c.gets, len(c.versions)-1)]
 	c.gets++
-	if v == "" {
+	switch v {
+	case "":
 		return apierrors.NewNotFound(schema.GroupResource{Group: "disco.dev", Resource: "claims"}, key.Name)
+	case "!":
+		return errors.New("no informer for this kind")
 	}
 	obj.SetResourceVersion(v)
 	return nil
@@ -44,6 +49,7 @@ func TestAwaitCacheWaitsForTheWrittenVersion(t *testing.T) {
 		{"a promotion, read at 3, tier written at 4 and status at 5", []string{"3", "3", "4", "5", "6"}, "5", 4},
 		{"a create the cache has not seen yet", []string{"", "", "7"}, "7", 3},
 		{"a cache already past the write", []string{"9"}, "8", 1},
+		{"a cache that cannot answer", []string{"!"}, "8", 1},
 	} {
 		c := &laggingCache{versions: tc.versions}
 		k := &Kit{Client: c}
