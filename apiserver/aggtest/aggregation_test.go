@@ -79,7 +79,7 @@ func writeCA(dir string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// hostIP is a non-loopback address of this machine: Endpoints may not point at loopback.
+// hostIP is a non-loopback address of this machine: an EndpointSlice may not point at loopback.
 func hostIP() (string, error) {
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
@@ -122,7 +122,11 @@ func TestFrontProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer te.Stop()
+	t.Cleanup(func() {
+		if err := te.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -176,12 +180,12 @@ func TestFrontProxy(t *testing.T) {
 	defer srv.Close()
 	port, _ := strconv.Atoi(fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
 
-	// Service, endpoints and APIService: what config/ deploys in a cluster.
+	// Service, EndpointSlice and APIService: what config/ deploys in a cluster. The
+	// aggregator finds the facade's address through EndpointSlices (Kubernetes 1.33 on;
+	// Endpoints are deprecated there).
 	must(t, direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "disco-system"}}))
 	must(t, direct.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "disco-api", Namespace: "disco-system"},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(int32(port))}}}}))
-	must(t, direct.Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "disco-api", Namespace: "disco-system"},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: ip}}, Ports: []corev1.EndpointPort{{Name: "https", Port: int32(port)}}}}}))
 	must(t, direct.Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "disco-api-1", Namespace: "disco-system", Labels: map[string]string{discoveryv1.LabelServiceName: "disco-api"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
