@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -157,7 +156,7 @@ func (s *Server) proxyCaller(r *http.Request, user string, groups []string) *aut
 		for _, t := range matches {
 			names = append(names, t.Name)
 		}
-		sort.Strings(names)
+		slices.Sort(names)
 		return &auth.Caller{Failure: apierror.New(http.StatusForbidden, apierror.CodeForbidden,
 			"user %s belongs to several tenants through its groups; it must map to exactly one", user).With("tenants", names)}
 	}

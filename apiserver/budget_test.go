@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -92,7 +91,7 @@ func TestBudgetNeverOverspent(t *testing.T) {
 				r := call(t, "POST", bases[0]+path, key, map[string]any{"mode": "symbolic", "dataset_id": did,
 					"parameters": map[string]any{"max_complexity": 100}}).expect(t, 403, "budget_exhausted")
 				if r.errDetails()["constraint"] != tc.constraint {
-					t.Fatalf("details: %s", fmt.Sprint(r.Raw))
+					t.Fatalf("details: %s", r.Raw)
 				}
 			})
 		}

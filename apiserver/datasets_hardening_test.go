@@ -176,11 +176,8 @@ func TestDatasetUploadTruncatedBody(t *testing.T) {
 	pid := mustProject(t, env.adminA, nil)
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	w, _ := mw.CreateFormField("metadata")
-	io.WriteString(w, `{"name": "cut", "format": "csv"}`)
-	fw, _ := mw.CreateFormFile("file", "d.csv")
-	fw.Write(csvData(200))
-	mw.Close()
+	writeUpload(t, mw, `{"name": "cut", "format": "csv"}`, "d.csv", csvData(200))
+	must(t, mw.Close())
 	sent := body.Bytes()[:body.Len()/2]
 
 	addr := env.http.Listener.Addr().String()
@@ -189,11 +186,13 @@ func TestDatasetUploadTruncatedBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	fmt.Fprintf(conn, "POST /v1/projects/%s/datasets HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
+	must(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+	_, err = fmt.Fprintf(conn, "POST /v1/projects/%s/datasets HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
 		pid, addr, env.adminA, mw.FormDataContentType(), body.Len())
-	conn.Write(sent)
-	conn.(*net.TCPConn).CloseWrite()
+	must(t, err)
+	_, err = conn.Write(sent)
+	must(t, err)
+	must(t, conn.(*net.TCPConn).CloseWrite())
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -290,11 +289,9 @@ func TestDatasetUploadScratchFiles(t *testing.T) {
 		}
 		done <- res
 	}()
-	w, _ := mw.CreateFormField("metadata")
-	io.WriteString(w, `{"name": "spooled", "format": "csv"}`)
-	fw, _ := mw.CreateFormFile("file", "d.csv")
+	// The file part is sent in two halves; the first is spooled before the second comes.
 	data := csvData(2000)
-	fw.Write(data[:len(data)/2])
+	fw := writeUpload(t, mw, `{"name": "spooled", "format": "csv"}`, "d.csv", data[:len(data)/2])
 	eventually(t, func() error {
 		files := uploadFiles(t, dir)
 		if len(files) != 1 {
@@ -305,8 +302,9 @@ func TestDatasetUploadScratchFiles(t *testing.T) {
 		}
 		return nil
 	})
-	fw.Write(data[len(data)/2:])
-	mw.Close()
+	_, err := fw.Write(data[len(data)/2:])
+	must(t, err)
+	must(t, mw.Close())
 	pw.Close()
 	res := <-done
 	if res == nil || res.StatusCode != http.StatusCreated {

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/apiserver/pagination"
-	"github.com/discolab/disco/apiserver/resource"
 )
 
 // LimitedFacade serves, for tests outside the package, a facade over the shared test
@@ -46,9 +44,4 @@ func StalledPost(t *testing.T, addr, path, key, contentType, partial string) (st
 	t.Helper()
 	r, closed := rawExchange(t, addr, "POST", path, key, contentType, len(partial)+100, 0, false, partial)
 	return r.Status, r.errCode(), closed
-}
-
-// pageOutput is resource.PageOutput, under the name claims_wire_test.go calls it by.
-func pageOutput[T, W any](page pagination.Page[T], conv func(T) W) *resource.ListOutput[W] {
-	return resource.PageOutput(page, conv)
 }

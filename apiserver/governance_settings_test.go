@@ -201,7 +201,7 @@ func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (
 }
 
 // controllerWrite changes the project behind the facade's back, as a controller does.
-func controllerWrite(t *testing.T, ctx context.Context, name string) {
+func controllerWrite(ctx context.Context, t *testing.T, name string) {
 	var p discov1.Project
 	if err := env.direct.Get(ctx, client.ObjectKey{Namespace: nsA(), Name: name}, &p); err != nil {
 		t.Error(err)
@@ -222,7 +222,7 @@ func TestPatchSurvivesAControllerWrite(t *testing.T) {
 	var race atomic.Bool
 	url, updates := racingServer(t, func(ctx context.Context, p *discov1.Project) {
 		if p.Name == name && race.CompareAndSwap(true, false) {
-			controllerWrite(t, ctx, name)
+			controllerWrite(ctx, t, name)
 		}
 	})
 
@@ -348,7 +348,7 @@ func TestETagAndIfMatch(t *testing.T) {
 		}
 	}
 	// A write by someone else makes the client's tag stale too.
-	controllerWrite(t, context.Background(), ids.ToName(pid))
+	controllerWrite(context.Background(), t, ids.ToName(pid))
 	call(t, "PATCH", "/v1/projects/"+pid, env.adminA, map[string]any{"description": "stale"}, "If-Match", next).expect(t, 412, "precondition_failed")
 	get()
 	if stored.Spec.Description != "v2" {

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -135,12 +134,9 @@ func TestIdempotency(t *testing.T) {
 	up := func(boundary string) *response {
 		var buf bytes.Buffer
 		mw := multipart.NewWriter(&buf)
-		mw.SetBoundary(boundary)
-		w, _ := mw.CreateFormField("metadata")
-		io.WriteString(w, `{"name": "d", "format": "csv"}`)
-		w, _ = mw.CreateFormFile("file", "d.csv")
-		w.Write(csvData(10))
-		mw.Close()
+		must(t, mw.SetBoundary(boundary))
+		writeUpload(t, mw, `{"name": "d", "format": "csv"}`, "d.csv", csvData(10))
+		must(t, mw.Close())
 		return call(t, "POST", "/v1/projects/"+pid+"/datasets", key, buf.Bytes(), "Content-Type", mw.FormDataContentType(), "Idempotency-Key", "up-1")
 	}
 	a := up("boundary-one").expect(t, 201)

@@ -233,16 +233,26 @@ func TestExpiredSession(t *testing.T) {
 	updates := map[string]string{}
 	for rows.Next() {
 		var sig, data string
-		rows.Scan(&sig, &data)
+		if err := rows.Scan(&sig, &data); err != nil {
+			t.Fatal(err)
+		}
 		var m map[string]any
-		json.Unmarshal([]byte(data), &m)
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatal(err)
+		}
 		sess := m["session"].(map[string]any)
 		sess["expires_at"].(map[string]any)["access_token"] = "2001-01-01T00:00:00Z"
 		m["requested_at"] = "2001-01-01T00:00:00Z"
 		b, _ := json.Marshal(m)
 		updates[sig] = string(b)
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	rows.Close()
+	if len(updates) == 0 {
+		t.Fatal("no stored access token to age")
+	}
 	for sig, data := range updates {
 		if _, err := db.ExecContext(ctx, env.store.Rebind(`UPDATE oauth_tokens SET data = ? WHERE signature = ?`), data, sig); err != nil {
 			t.Fatal(err)

@@ -158,17 +158,37 @@ func upload(t *testing.T, key, projectID, fileName string, content []byte, meta 
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	if meta != "" {
-		w, _ := mw.CreateFormField("metadata")
-		io.WriteString(w, meta)
-	}
-	if content != nil {
-		w, _ := mw.CreateFormFile("file", fileName)
-		w.Write(content)
-	}
-	mw.Close()
+	writeUpload(t, mw, meta, fileName, content)
+	must(t, mw.Close())
 	headers := append([]string{"Content-Type", mw.FormDataContentType()}, extra...)
 	return call(t, "POST", "/v1/projects/"+projectID+"/datasets", key, buf.Bytes(), headers...)
+}
+
+// writeUpload writes the parts of a dataset upload to mw: the metadata part when meta is
+// given, and the file part when content is. It returns the file part, for more content.
+func writeUpload(t *testing.T, mw *multipart.Writer, meta, fileName string, content []byte) io.Writer {
+	t.Helper()
+	if meta != "" {
+		w, err := mw.CreateFormField("metadata")
+		must(t, err)
+		_, err = io.WriteString(w, meta)
+		must(t, err)
+	}
+	if content == nil {
+		return nil
+	}
+	w, err := mw.CreateFormFile("file", fileName)
+	must(t, err)
+	_, err = w.Write(content)
+	must(t, err)
+	return w
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func csvData(rows int) []byte {
@@ -268,7 +288,7 @@ func TestDatasets(t *testing.T) {
 		upload(t, env.adminB, pid, "x.csv", data, `{"name": "x", "format": "csv"}`).expect(t, 404)
 		// Nothing half-stored: only the good upload made an object.
 		var list discov1.DatasetList
-		env.direct.List(context.Background(), &list, client.InNamespace(nsA()), client.MatchingLabels{discov1.LabelProject: pid})
+		must(t, env.direct.List(context.Background(), &list, client.InNamespace(nsA()), client.MatchingLabels{discov1.LabelProject: pid}))
 		if len(list.Items) != 1 {
 			t.Fatalf("%d datasets stored", len(list.Items))
 		}

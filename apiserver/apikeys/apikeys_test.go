@@ -26,7 +26,7 @@ func TestKeysAreManagedOnlyByCallersAsStrong(t *testing.T) {
 	st := storetest.OpenSQLite(t)
 	var forgotten []string
 	h := &handlers{Deps{
-		Kit:    resource.NewKit(resource.Kit{Now: func() time.Time { return time.Now() }, BaseURL: "/v1"}),
+		Kit:    resource.NewKit(resource.Kit{Now: time.Now, BaseURL: "/v1"}),
 		Store:  st,
 		Forget: func(id string) { forgotten = append(forgotten, id) },
 	}}

@@ -91,9 +91,9 @@ func TestUpdateValidatesTheMergedCampaign(t *testing.T) {
 	} {
 		svc, c, cached := newService(t, interceptor.Funcs{})
 		_, err := svc.Update(governor, cached, nil, tc.patch)
-		e := roomtest.WantError(t, err, 400, apierror.CodeValidation)
-		if fields, _ := e.Body.Details["fields"].([]apierror.Field); len(fields) == 0 || fields[0].Field != tc.field {
-			t.Errorf("%v: details %v, want field %s", tc.patch, e.Body.Details, tc.field)
+		d := roomtest.WantError(t, err, 400, apierror.CodeValidation)
+		if fields, _ := d["fields"].([]apierror.Field); len(fields) == 0 || fields[0].Field != tc.field {
+			t.Errorf("%v: details %v, want field %s", tc.patch, d, tc.field)
 		}
 		var got discov1.Campaign
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(cached), &got); err != nil || got.ResourceVersion != cached.ResourceVersion {
@@ -132,8 +132,8 @@ func TestUpdateRetriesAConcurrentWriteAndGuardsGovernance(t *testing.T) {
 		t.Fatalf("the retry lost a write: %+v", got.Spec)
 	}
 	_, err := svc.Update(writer(), &got, nil, map[string]any{"governance": map[string]any{"require_negative_controls": true}})
-	if e := roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope); e.Body.Details["field"] != "body.governance" {
-		t.Fatalf("details %v", e.Body.Details)
+	if d := roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope); d["field"] != "body.governance" {
+		t.Fatalf("details %v", d)
 	}
 	upd, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite, auth.GovernanceWrite}), &got, nil,
 		map[string]any{"governance": map[string]any{"require_negative_controls": true, "promotion_ceiling": nil}})

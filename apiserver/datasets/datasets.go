@@ -140,7 +140,7 @@ func (s *handlers) getDatasetProfile(ctx context.Context, in *DatasetPath) (*str
 		e := apierror.New(http.StatusConflict, apierror.CodeDatasetNotReady, "the dataset is %s; its profile is not available", Phase(d)).
 			With("dataset_id", in.DatasetID).With("status", string(Phase(d)))
 		if d.Status.Message != "" {
-			e.With("reason", scratch.Redact(d.Status.Message))
+			e = e.With("reason", scratch.Redact(d.Status.Message))
 		}
 		return nil, e
 	}

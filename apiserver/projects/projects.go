@@ -38,7 +38,7 @@ type handlers struct {
 
 // Register adds the project operations under /projects.
 func Register(api huma.API, d Deps) {
-	policy := Policy{Kit: d.Kit, Ledger: d.Ledger}
+	policy := Policy(d)
 	s := &handlers{Deps: d, policy: policy, service: &Service{Kit: d.Kit, Policy: policy}}
 	g := huma.NewGroup(api, "/projects")
 	transport.Register(g, huma.Operation{
@@ -155,7 +155,7 @@ func (s *handlers) listProjects(ctx context.Context, in *listProjectsInput) (*re
 		}
 		items = append(items, pr)
 	}
-	return resource.Paginate(s.Kit, items, projectSort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), func(p *discov1.Project) Project { return Of(p) })
+	return resource.Paginate(s.Kit, items, projectSort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), Of)
 }
 
 func (s *handlers) getProject(ctx context.Context, in *resource.ProjectPath) (*projectBody, error) {

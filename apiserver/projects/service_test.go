@@ -118,8 +118,8 @@ func TestUpdateOfAStaleIfMatchIsPreconditionFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, stale, map[string]any{"name": "x"})
-	if e := roomtest.WantError(t, err, 412, apierror.CodePreconditionFailed); e.Body.Details["etag"] != resource.ETag(cached) {
-		t.Fatalf("details %v", e.Body.Details)
+	if d := roomtest.WantError(t, err, 412, apierror.CodePreconditionFailed); d["etag"] != resource.ETag(cached) {
+		t.Fatalf("details %v", d)
 	}
 }
 
@@ -127,8 +127,8 @@ func TestUpdateOfGovernanceNeedsGovernanceWrite(t *testing.T) {
 	patch := map[string]any{"settings": map[string]any{"governance": map[string]any{"truth_dial_threshold": 0.9}}}
 	svc, _, cached := newService(t, interceptor.Funcs{})
 	_, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite}), cached, nil, patch)
-	if e := roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope); e.Body.Details["field"] != "body.settings.governance" {
-		t.Fatalf("details %v", e.Body.Details)
+	if d := roomtest.WantError(t, err, 403, apierror.CodeInsufficientScope); d["field"] != "body.settings.governance" {
+		t.Fatalf("details %v", d)
 	}
 	upd, err := svc.Update(roomtest.Caller(testTenant, "ns", []string{auth.ProjectsWrite, auth.GovernanceWrite}), cached, nil, patch)
 	if err != nil {

@@ -3,7 +3,7 @@ package resource
 import (
 	"errors"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,7 +89,7 @@ func FilterKey(kv ...string) string {
 			parts = append(parts, kv[i]+"="+kv[i+1])
 		}
 	}
-	sort.Strings(parts)
+	slices.Sort(parts)
 	return strings.Join(parts, "&")
 }
 

@@ -141,9 +141,9 @@ func TestCreateGivesUpAfterMaxSlotAttempts(t *testing.T) {
 		return apierrors.NewAlreadyExists(schema.GroupResource{Group: "discovery.disco.dev", Resource: "runs"}, obj.GetName())
 	}})
 	_, err := svc.Create(context.Background(), submission(camp, 10, "y"))
-	ae := roomtest.WantError(t, err, 409, apierror.CodeConflict)
-	if tries != maxSlotAttempts || ae.Body.Details["campaign_id"] != testCampaign {
-		t.Fatalf("%d attempts, details %v", tries, ae.Body.Details)
+	d := roomtest.WantError(t, err, 409, apierror.CodeConflict)
+	if tries != maxSlotAttempts || d["campaign_id"] != testCampaign {
+		t.Fatalf("%d attempts, details %v", tries, d)
 	}
 }
 
@@ -155,9 +155,9 @@ func TestCreateRefusesADuplicateOfAnActiveRun(t *testing.T) {
 		existingRun(0, discov1.RunQueued, "y"), cancelled, existingRun(2, discov1.RunCompleted, "x"))
 
 	_, err := svc.Create(context.Background(), submission(camp, 10, "y"))
-	ae := roomtest.WantError(t, err, 409, apierror.CodeDuplicateRun)
-	if ae.Body.Details["run_id"] != runSlotID(testCampaign, 0) || ae.Body.Details["status"] != "queued" {
-		t.Fatalf("details %v", ae.Body.Details)
+	d := roomtest.WantError(t, err, 409, apierror.CodeDuplicateRun)
+	if d["run_id"] != runSlotID(testCampaign, 0) || d["status"] != "queued" {
+		t.Fatalf("details %v", d)
 	}
 	// Not duplicates: a run whose cancellation was asked for, a finished run, and other
 	// parameters.
@@ -174,8 +174,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp := testCampaignWith(discov1.Budget{ComputeUnits: 25, MaxRuns: 10})
 		svc, _ := newService(t, interceptor.Funcs{}, existingRun(0, discov1.RunRunning, "y")) // estimate 10 charged
 		_, err := svc.Create(ctx, submission(camp, 16, "x"))
-		ae := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted)
-		d := ae.Body.Details
+		d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted)
 		if d["constraint"] != "compute_units" || d["compute_units_used"] != int64(10) || d["compute_units_estimated"] != int64(16) {
 			t.Fatalf("details %v", d)
 		}
@@ -187,7 +186,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp := testCampaignWith(discov1.Budget{ComputeUnits: 1000, MaxRuns: 1})
 		svc, _ := newService(t, interceptor.Funcs{}, existingRun(0, discov1.RunCompleted, "y"))
 		_, err := svc.Create(ctx, submission(camp, 1, "x"))
-		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "max_runs" || d["runs_total"] != int32(1) {
+		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted); d["constraint"] != "max_runs" || d["runs_total"] != int32(1) {
 			t.Fatalf("details %v", d)
 		}
 	})
@@ -196,7 +195,7 @@ func TestCreateRefusesBeyondTheBudget(t *testing.T) {
 		camp.Status.ComputeUnitsUsed = 95 // runs since deleted were charged
 		svc, _ := newService(t, interceptor.Funcs{})
 		_, err := svc.Create(ctx, submission(camp, 10, "x"))
-		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted).Body.Details; d["compute_units_used"] != int64(95) {
+		if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted); d["compute_units_used"] != int64(95) {
 			t.Fatalf("details %v", d)
 		}
 	})
@@ -209,12 +208,12 @@ func TestCampaignRefusal(t *testing.T) {
 	}
 	archived := open.DeepCopy()
 	archived.Spec.Archived = true
-	if d := roomtest.WantError(t, campaignRefusal(archived, testNow), 409, apierror.CodeConflict).Body.Details; d["status"] != "archived" {
+	if d := roomtest.WantError(t, campaignRefusal(archived, testNow), 409, apierror.CodeConflict); d["status"] != "archived" {
 		t.Fatalf("details %v", d)
 	}
 	expired := open.DeepCopy()
 	expired.Spec.Budget.ExpiresAt = &metav1.Time{Time: testNow}
-	if d := roomtest.WantError(t, campaignRefusal(expired, testNow), 403, apierror.CodeBudgetExhausted).Body.Details; d["constraint"] != "expires_at" {
+	if d := roomtest.WantError(t, campaignRefusal(expired, testNow), 403, apierror.CodeBudgetExhausted); d["constraint"] != "expires_at" {
 		t.Fatalf("details %v", d)
 	}
 }

@@ -102,7 +102,7 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 		if status == http.StatusBadRequest && isParseFailure(fields) {
 			e := apierror.New(http.StatusBadRequest, apierror.CodeMalformedRequest, "the request body is not valid JSON")
 			if len(fields) > 0 {
-				e.With("reason", fields[0].Message)
+				e = e.With("reason", fields[0].Message)
 			}
 			return e
 		}
@@ -120,7 +120,7 @@ func fromHuma(ctx huma.Context, status int, msg string, errs []error) huma.Statu
 	case http.StatusUnsupportedMediaType:
 		return apierror.New(status, apierror.CodeUnsupportedMedia, "unsupported Content-Type; send application/json")
 	case http.StatusInternalServerError:
-		var cause error = errors.New(msg)
+		cause := errors.New(msg)
 		if len(errs) > 0 && errs[0] != nil {
 			cause = errs[0]
 		}

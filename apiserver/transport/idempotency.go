@@ -151,9 +151,16 @@ func newDigest(r *http.Request) *digest {
 	return d
 }
 
+// Write adds p to the digest; it never fails, as a hash.Hash's Write never does.
 func (d *digest) Write(p []byte) (int, error) {
+	d.add(p)
+	return len(p), nil
+}
+
+func (d *digest) add(p []byte) {
 	if d.pat == nil {
-		return d.h.Write(p)
+		d.h.Write(p)
+		return
 	}
 	d.buf = append(d.buf, p...)
 	for {
@@ -169,7 +176,6 @@ func (d *digest) Write(p []byte) (int, error) {
 		d.h.Write(d.buf[:len(d.buf)-keep])
 		d.buf = append([]byte(nil), d.buf[len(d.buf)-keep:]...)
 	}
-	return len(p), nil
 }
 
 func (d *digest) sum() string {
@@ -186,7 +192,7 @@ type hashingReader struct {
 
 func (h *hashingReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
+	h.h.add(p[:n])
 	if err == io.EOF {
 		h.eof = true
 	}

@@ -25,7 +25,8 @@ func FuzzTextProblem(f *testing.F) {
 			if unicode.Is(unicode.Bidi_Control, r) {
 				t.Fatalf("accepted a bidi control in %q", s)
 			}
-			if unicode.IsControl(r) && !(multiline && (r == '\t' || r == '\n' || r == '\r')) {
+			lineBreak := multiline && (r == '\t' || r == '\n' || r == '\r')
+			if unicode.IsControl(r) && !lineBreak {
 				t.Fatalf("accepted a control character in %q", s)
 			}
 		}

@@ -20,7 +20,7 @@ const (
 	tenantB = "ten_bbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
-func create(h *handlers, ctx context.Context, url string, events ...string) (string, error) {
+func create(ctx context.Context, h *handlers, url string, events ...string) (string, error) {
 	out, err := h.createWebhook(ctx, &struct{ Body webhookCreate }{Body: webhookCreate{URL: url, Events: events, Secret: "0123456789abcdef"}})
 	if err != nil {
 		return "", err
@@ -33,14 +33,14 @@ func TestRegistrationsAreCheckedAndStayInTheirTenant(t *testing.T) {
 	h := &handlers{Deps{Kit: kit, Store: storetest.OpenSQLite(t)}}
 	a := roomtest.Caller(tenantA, "ns", auth.All)
 
-	_, err := create(h, a, "https://hooks.example/disco", "run.finished")
+	_, err := create(a, h, "https://hooks.example/disco", "run.finished")
 	roomtest.WantError(t, err, 400, apierror.CodeValidation)
-	_, err = create(h, roomtest.Caller(tenantA, "ns", auth.All, "proj_aaaaaaaaaaaaaaaaaaaaaaaaaa"), "https://hooks.example/disco", "*")
+	_, err = create(roomtest.Caller(tenantA, "ns", auth.All, "proj_aaaaaaaaaaaaaaaaaaaaaaaaaa"), h, "https://hooks.example/disco", "*")
 	roomtest.WantError(t, err, 400, apierror.CodeValidation)
-	_, err = create(h, a, "http://127.0.0.1:9000/hook", "*")
+	_, err = create(a, h, "http://127.0.0.1:9000/hook", "*")
 	roomtest.WantError(t, err, 422, apierror.CodeWebhookURL)
 
-	id, err := create(h, a, "https://hooks.example/disco", "run.completed", "*", "run.completed")
+	id, err := create(a, h, "https://hooks.example/disco", "run.completed", "*", "run.completed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRegistrationsAreCheckedAndStayInTheirTenant(t *testing.T) {
 	roomtest.WantError(t, err, 404, apierror.CodeNotFound)
 
 	h.AllowLoopbackWebhooks = true
-	if _, err := create(h, a, "http://127.0.0.1:9000/hook", "*"); err != nil {
+	if _, err := create(a, h, "http://127.0.0.1:9000/hook", "*"); err != nil {
 		t.Fatalf("a loopback receiver where allowed: %v", err)
 	}
 }

@@ -30,14 +30,14 @@ func Caller(tenant, namespace string, scopes []string, projects ...string) conte
 }
 
 // WantError fails the test unless err is an envelope error with status and code, and
-// returns it.
-func WantError(t testing.TB, err error, status int, code string) *apierror.Error {
+// returns the envelope's details.
+func WantError(t testing.TB, err error, status int, code string) map[string]any {
 	t.Helper()
 	e := apierror.Of(err)
 	if e == nil || e.GetStatus() != status || e.Body.Code != code {
 		t.Fatalf("got %v, want %d %s", err, status, code)
 	}
-	return e
+	return e.Body.Details
 }
 
 // Kit is a resource.Kit over controller-runtime's fake client holding objs, with funcs
