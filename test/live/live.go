@@ -1,6 +1,8 @@
-// Package live holds what the suites that drive a running disco over HTTP share: test/e2e
-// (against `disco dev`) and test/cluster (against `make cluster-up`). It has a small JSON
-// client for the REST API, a poller, and the dataset both upload.
+// Package live holds what the suites that drive a running disco share: test/e2e and the
+// dashboard's browser test (against `disco dev`), and test/cluster and test/bench/cluster
+// (against `make cluster-up`). It has a small JSON client for the REST API with waits for a
+// ready dataset and a run's end, a poller, the dataset they upload, the credentials file,
+// a Kubernetes client, and a starter of `disco dev` (dev.go).
 package live
 
 import (
