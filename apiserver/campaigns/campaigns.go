@@ -189,11 +189,7 @@ func (s *handlers) updateCampaign(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	cond, err := resource.ParseIfMatch(in.IfMatch)
-	if err != nil {
-		return nil, err
-	}
-	patch, err := resource.DecodeMergePatch(in.RawBody, patchFields...)
+	cond, patch, err := resource.ReadPatch(in.IfMatch, in.RawBody, patchFields...)
 	if err != nil {
 		return nil, err
 	}

@@ -176,12 +176,8 @@ func (s *handlers) updateProject(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	cond, err := resource.ParseIfMatch(in.IfMatch)
-	if err != nil {
-		return nil, err
-	}
 	// Fields the contract does not let PATCH change are ignored, as unknown fields are.
-	patch, err := resource.DecodeMergePatch(in.RawBody, "name", "description", "status", "settings")
+	cond, patch, err := resource.ReadPatch(in.IfMatch, in.RawBody, "name", "description", "status", "settings")
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,20 @@ import (
 // Updates through the facade's PATCH operations: a JSON merge patch (RFC 7396) over the
 // wire form of an object's mutable fields, applied to the object as the API server has it.
 
+// ReadPatch reads a PATCH request: its If-Match header (ParseIfMatch; nil when absent)
+// and its body as a merge patch over fields (DecodeMergePatch).
+func ReadPatch(ifMatch string, raw []byte, fields ...string) (*IfMatch, map[string]any, error) {
+	cond, err := ParseIfMatch(ifMatch)
+	if err != nil {
+		return nil, nil, err
+	}
+	patch, err := DecodeMergePatch(raw, fields...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cond, patch, nil
+}
+
 // DecodeMergePatch reads a PATCH body as a merge patch object. Members other than fields
 // are dropped: the contract lets PATCH change only those, and others are ignored as
 // unknown fields are. An empty body is an empty patch.
