@@ -32,6 +32,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, b *backends, scratc
 		Blob:        b.blob,
 		Ledger:      b.ledger,
 		Events:      events,
+		APIKeys:     b.store,
 	}); err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ type Options struct {
 	Ledger       *ledger.Ledger
 	Events       EventPublisher
 	RunTimeLimit time.Duration
+	// APIKeys is the store the keys of Tenants' spec.apiKeys are issued into; nil leaves
+	// spec.apiKeys unserved.
+	APIKeys APIKeyStore
 }
 
 // Setup registers the field indexes and every reconciler with the manager.
@@ -81,6 +84,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock,
 			MaxConcurrentReconciles: workers.Datasets},
 	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return err
+		}
+	}
+	if opts.APIKeys != nil {
+		r := &TenantAPIKeyReconciler{Client: c, Reader: mgr.GetAPIReader(), Keys: opts.APIKeys, Recorder: rec("tenant-api-keys"), Clock: opts.Clock}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return err
 		}

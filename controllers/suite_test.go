@@ -34,6 +34,8 @@ var (
 	cfg       *rest.Config // disco's component identity (the manager's)
 	adminCfg  *rest.Config // system:masters, not a disco component: passes the webhooks like any user
 	k8sClient client.Client
+	// testStore holds the ledger and the API keys Tenants' spec.apiKeys issue.
+	testStore *store.Store
 	testEnv   *envtest.Environment
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -92,7 +94,7 @@ var _ = BeforeSuite(func() {
 	scratch := GinkgoT().TempDir()
 	testBlob, err = blob.Open(ctx, "file://"+filepath.Join(scratch, "blobs"))
 	Expect(err).NotTo(HaveOccurred())
-	testStore, err := store.Open(ctx, "sqlite://"+filepath.Join(scratch, "disco.db"))
+	testStore, err = store.Open(ctx, "sqlite://"+filepath.Join(scratch, "disco.db"))
 	Expect(err).NotTo(HaveOccurred())
 	key, err := ledger.LoadOrCreateKey(filepath.Join(scratch, "ledger.key"))
 	Expect(err).NotTo(HaveOccurred())
@@ -104,7 +106,7 @@ var _ = BeforeSuite(func() {
 	testJobs = &runexec.JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
 	testExecution = &runexec.Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
 	Expect(Setup(ctx, mgr, Options{Clock: testClock, Profiler: &fakeProfiler{},
-		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents})).To(Succeed())
+		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents, APIKeys: testStore})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

@@ -61,6 +61,14 @@ type TenantSpec struct {
 	// +listType=set
 	// +optional
 	Groups []string `json:"groups,omitempty"`
+
+	// APIKeys are REST API keys the controller issues for the tenant, each written to a
+	// Secret in the tenant's namespace (TenantAPIKey).
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	APIKeys []TenantAPIKey `json:"apiKeys,omitempty"`
 }
 
 // TenantQuota bounds what the pods of a tenant namespace hold together: the engine pods of
@@ -99,6 +107,12 @@ type TenantStatus struct {
 	// RunsQueued counts the tenant's runs waiting to start.
 	// +optional
 	RunsQueued int32 `json:"runsQueued"`
+
+	// APIKeys are the keys issued for spec.apiKeys.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	APIKeys []IssuedAPIKey `json:"apiKeys,omitempty"`
 
 	// Conditions: Ready (false while the tenant's LocalQueue or namespace is missing).
 	// +listType=map
