@@ -11,6 +11,7 @@ import (
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/apiserver/oauthclients"
+	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
@@ -89,24 +90,14 @@ func isBootstrapKey(k store.APIKey, tenantID string) bool {
 // revokeBootstrapKeys revokes the tenant's bootstrap keys other than keep. Rolled ones
 // are left to end with their grace period, which whoever rolled them chose.
 func revokeBootstrapKeys(ctx context.Context, st *store.Store, tenantID, keep string) error {
-	var stale []string
-	for after := ""; ; {
-		page, err := st.ListAPIKeys(ctx, tenantID, store.MaxPageSize, after)
-		if err != nil {
-			return err
-		}
-		for _, k := range page {
-			if k.ID != keep && isBootstrapKey(k, tenantID) && k.RevokedAt == nil && k.ReplacedBy == "" {
-				stale = append(stale, k.ID)
-			}
-		}
-		if len(page) < store.MaxPageSize {
-			break
-		}
-		after = page[len(page)-1].ID
+	stale, err := resource.StoreAll(ctx, tenantID, st.ListAPIKeys, func(k store.APIKey) string { return k.ID }, func(k store.APIKey) bool {
+		return k.ID != keep && isBootstrapKey(k, tenantID) && k.RevokedAt == nil && k.ReplacedBy == ""
+	})
+	if err != nil {
+		return err
 	}
-	for _, id := range stale {
-		if err := st.RevokeAPIKey(ctx, tenantID, id); err != nil {
+	for _, k := range stale {
+		if err := st.RevokeAPIKey(ctx, tenantID, k.ID); err != nil {
 			return err
 		}
 	}

@@ -132,22 +132,11 @@ func (s *handlers) listAPIKeys(ctx context.Context, in *struct {
 	Status string `query:"status" enum:"active,rolled,revoked,expired"`
 }) (*resource.ListOutput[APIKey], error) {
 	p, t := auth.Who(ctx)
-	var items []store.APIKey
-	after := ""
-	for {
-		page, err := s.Store.ListAPIKeys(ctx, t.ID, store.MaxPageSize, after)
-		if err != nil {
-			return nil, apierror.Internal(err)
-		}
-		for _, k := range page {
-			if visibleKey(p, k) && (in.Status == "" || s.apiKeyOf(k).Status == in.Status) {
-				items = append(items, k)
-			}
-		}
-		if len(page) < store.MaxPageSize {
-			break
-		}
-		after = page[len(page)-1].ID
+	items, err := resource.StoreAll(ctx, t.ID, s.Store.ListAPIKeys, apiKeySort.ID, func(k store.APIKey) bool {
+		return visibleKey(p, k) && (in.Status == "" || s.apiKeyOf(k).Status == in.Status)
+	})
+	if err != nil {
+		return nil, apierror.Internal(err)
 	}
 	return resource.Paginate(s.Kit, items, apiKeySort, in.PageParams, in.Sort, resource.FilterKey("status", in.Status), s.apiKeyOf)
 }

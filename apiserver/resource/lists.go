@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/pagination"
+	"github.com/discolab/disco/internal/store"
 )
 
 // ListPage is the contract's list response.
@@ -43,6 +45,29 @@ func Paginate[T, W any](k *Kit, items []T, spec pagination.Spec[T], p PageParams
 		return nil, PaginationError(err)
 	}
 	return PageOutput(page, conv), nil
+}
+
+// StoreAll reads all of a tenant's rows from one of the store's lists (ListAPIKeys,
+// ListWebhooks), a page of store.MaxPageSize at a time after the last id read, and returns
+// those keep accepts. The facade sorts and pages them itself (Paginate).
+func StoreAll[T any](ctx context.Context, tenantID string, list func(ctx context.Context, tenantID string, limit int, after string) ([]T, error),
+	id func(T) string, keep func(T) bool) ([]T, error) {
+	var out []T
+	for after := ""; ; {
+		page, err := list(ctx, tenantID, store.MaxPageSize, after)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range page {
+			if keep(v) {
+				out = append(out, v)
+			}
+		}
+		if len(page) < store.MaxPageSize {
+			return out, nil
+		}
+		after = id(page[len(page)-1])
+	}
 }
 
 // PageRequest builds a pagination request: without an order and a cursor, the default sort

@@ -109,23 +109,13 @@ func (s *handlers) createWebhook(ctx context.Context, in *struct{ Body webhookCr
 // tenantWebhooks reads every registration of the tenant the caller may see.
 func (s *handlers) tenantWebhooks(ctx context.Context) ([]store.Webhook, error) {
 	p, t := auth.Who(ctx)
-	var out []store.Webhook
-	after := ""
-	for {
-		page, err := s.Store.ListWebhooks(ctx, t.ID, store.MaxPageSize, after)
-		if err != nil {
-			return nil, apierror.Internal(err)
-		}
-		for _, w := range page {
-			if !p.Restricted() || (w.ProjectID != "" && p.AllowsProject(w.ProjectID)) {
-				out = append(out, w)
-			}
-		}
-		if len(page) < store.MaxPageSize {
-			return out, nil
-		}
-		after = page[len(page)-1].ID
+	out, err := resource.StoreAll(ctx, t.ID, s.Store.ListWebhooks, webhookSort.ID, func(w store.Webhook) bool {
+		return !p.Restricted() || (w.ProjectID != "" && p.AllowsProject(w.ProjectID))
+	})
+	if err != nil {
+		return nil, apierror.Internal(err)
 	}
+	return out, nil
 }
 
 var webhookSort = pagination.Spec[store.Webhook]{
