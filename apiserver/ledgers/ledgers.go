@@ -194,15 +194,26 @@ type LedgerEntryPath struct {
 	EntryID string `path:"entry_id" maxLength:"64" doc:"Ledger entry id (led_ prefix)."`
 }
 
-func (s *handlers) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
+// entryTenant checks what reading one entry of a project's ledger needs: the ledger is
+// the caller's to read (projectLedger) and the entry id is a ledger id (404 otherwise). It
+// returns the caller's tenant.
+func (s *handlers) entryTenant(ctx context.Context, in *LedgerEntryPath) (string, error) {
 	_, t := auth.Who(ctx)
 	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
-		return nil, err
+		return "", err
 	}
 	if !ids.Valid(ids.Ledger, in.EntryID) {
-		return nil, apierror.NotFound("ledger entry", in.EntryID)
+		return "", apierror.NotFound("ledger entry", in.EntryID)
 	}
-	e, err := s.Ledger.Get(ctx, t.ID, in.ProjectID, in.EntryID)
+	return t.ID, nil
+}
+
+func (s *handlers) getLedgerEntry(ctx context.Context, in *LedgerEntryPath) (*struct{ Body LedgerEntry }, error) {
+	tenantID, err := s.entryTenant(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.Ledger.Get(ctx, tenantID, in.ProjectID, in.EntryID)
 	if err != nil {
 		return nil, ledgerError(err, in.EntryID)
 	}
@@ -235,14 +246,11 @@ func (s *handlers) verifyLedger(ctx context.Context, in *resource.ProjectPath) (
 }
 
 func (s *handlers) getLedgerProof(ctx context.Context, in *LedgerEntryPath) (*struct{ Body ledger.InclusionProof }, error) {
-	_, t := auth.Who(ctx)
-	if err := s.projectLedger(ctx, in.ProjectID); err != nil {
+	tenantID, err := s.entryTenant(ctx, in)
+	if err != nil {
 		return nil, err
 	}
-	if !ids.Valid(ids.Ledger, in.EntryID) {
-		return nil, apierror.NotFound("ledger entry", in.EntryID)
-	}
-	p, err := s.Ledger.Proof(ctx, t.ID, in.ProjectID, in.EntryID)
+	p, err := s.Ledger.Proof(ctx, tenantID, in.ProjectID, in.EntryID)
 	if err != nil {
 		return nil, ledgerError(err, in.EntryID)
 	}
