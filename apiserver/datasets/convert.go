@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"time"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -28,10 +29,7 @@ type Dataset struct {
 
 // Phase is the dataset's phase, profiling until the controller has set one.
 func Phase(d *discov1.Dataset) discov1.DatasetPhase {
-	if d.Status.Phase == "" {
-		return discov1.DatasetProfiling
-	}
-	return d.Status.Phase
+	return cmp.Or(d.Status.Phase, discov1.DatasetProfiling)
 }
 
 // Of is the wire form of a dataset.

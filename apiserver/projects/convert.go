@@ -1,6 +1,7 @@
 package projects
 
 import (
+	"cmp"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,22 +81,19 @@ func GovernanceOf(g discov1.GovernanceSettings) Governance {
 	}
 }
 
+// Status is the project's status, active unless it says otherwise.
+func Status(p *discov1.Project) string {
+	return string(cmp.Or(p.Spec.State, discov1.ProjectActive))
+}
+
 func Of(p *discov1.Project) Project {
-	status := string(p.Spec.State)
-	if status == "" {
-		status = string(discov1.ProjectActive)
-	}
-	mode := string(p.Spec.Settings.DefaultMode)
-	if mode == "" {
-		mode = string(discov1.ModeSymbolic)
-	}
 	return Project{
 		ID:          p.ID(),
 		Name:        p.Spec.DisplayName,
 		Description: p.Spec.Description,
-		Status:      status,
+		Status:      Status(p),
 		Settings: ProjectSettings{
-			DefaultMode: mode,
+			DefaultMode: string(cmp.Or(p.Spec.Settings.DefaultMode, discov1.ModeSymbolic)),
 			Governance:  GovernanceOf(p.Spec.Settings.Governance),
 		},
 		CreatedAt: resource.UTC(p.CreationTimestamp),

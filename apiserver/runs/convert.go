@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"time"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -39,11 +40,9 @@ type Run struct {
 	Message               string        `json:"message,omitempty" doc:"Why the run failed or waits."`
 }
 
+// runPhase is the run's phase, queued until the controller has set one.
 func runPhase(r *discov1.Run) discov1.RunPhase {
-	if r.Status.Phase == "" {
-		return discov1.RunQueued
-	}
-	return r.Status.Phase
+	return cmp.Or(r.Status.Phase, discov1.RunQueued)
 }
 
 func runOf(r *discov1.Run) Run {
