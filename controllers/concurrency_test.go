@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -75,7 +76,10 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 		done <- err
 	}()
 	<-x.entered // the first run is being handed to the executor
-	if m, ok := r.admitting.Load(ns); !ok || m.(*sync.Mutex).TryLock() {
+	r.slots.mu.Lock()
+	slots := r.slots.namespaces[ns]
+	r.slots.mu.Unlock()
+	if slots == nil || slots.TryLock() {
 		t.Fatal("another run of the namespace could be admitted while the first one is")
 	}
 	close(x.release)
@@ -88,6 +92,73 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 	cond := meta.FindStatusCondition(second.Status.Conditions, discov1.RunConditionAdmitted)
 	if cond == nil || cond.Reason != discov1.ReasonWaitingForCapacity || x.Active(ctx, client.ObjectKeyFromObject(second)) {
 		t.Fatalf("the second run took the tenant's only slot: %+v", cond)
+	}
+}
+
+// unseenExecutor takes every run, and its Active reads a cache that has not seen any of
+// the runs' Jobs yet, as the Job executor's does right after it created them.
+type unseenExecutor struct{ submitted []string }
+
+func (x *unseenExecutor) Submit(_ context.Context, run *discov1.Run) (bool, error) {
+	x.submitted = append(x.submitted, run.Name)
+	return true, nil
+}
+func (x *unseenExecutor) Cancel(context.Context, types.NamespacedName) error { return nil }
+func (x *unseenExecutor) Active(context.Context, types.NamespacedName) bool  { return false }
+
+// A run handed to the executor holds its slot before the cache shows it: its Job and its
+// new status reach the cache after the next run of the tenant is admitted, and the runs
+// that waited for their dataset do not hold the queue (queuedAhead), so only the record of
+// the hand-over keeps the next run from taking the same slot.
+func TestAHandedOverRunHoldsItsSlotBeforeTheCacheShowsIt(t *testing.T) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(discov1.AddToScheme(scheme))
+	const ns, tenantID = "disco-t", "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
+	woken := func(name string, second int64) *discov1.Run {
+		return &discov1.Run{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: metav1.Unix(1_700_000_000+second, 0)},
+			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", DatasetID: "ds_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
+			Status: discov1.RunStatus{Phase: discov1.RunQueued, Conditions: []metav1.Condition{{Type: discov1.RunConditionAdmitted,
+				Status: metav1.ConditionFalse, Reason: discov1.ReasonDatasetNotFound, LastTransitionTime: metav1.Unix(1_700_000_000, 0)}}},
+		}
+	}
+	first, second := woken("run-first", 0), woken("run-second", 1)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{discov1.LabelTenant: tenantID}}},
+		&discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "ten-aaaaaaaaaaaaaaaaaaaaaaaaaa"}, Spec: discov1.TenantSpec{ConcurrentRuns: ptr.To[int32](1)}},
+		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
+		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: ns},
+			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
+		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: "proj_a"}},
+		first, second).Build()
+	x := &unseenExecutor{}
+	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}
+	ctx := context.Background()
+
+	// admit does not write the run's status (Reconcile's deferred patch does, later): the
+	// stored runs stay as the cache still shows them.
+	if _, err := r.admit(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.admit(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.submitted) != 1 || x.submitted[0] != first.Name {
+		t.Fatalf("handed to the executor: %v, want only %s (the tenant's limit is 1)", x.submitted, first.Name)
+	}
+	cond := meta.FindStatusCondition(second.Status.Conditions, discov1.RunConditionAdmitted)
+	if cond == nil || cond.Reason != discov1.ReasonWaitingForCapacity || !strings.Contains(cond.Message, "already runs 1") {
+		t.Fatalf("the second run does not wait for the slot the first one holds: %+v", cond)
+	}
+
+	// Once the cache shows the first run running, the record of its hand-over is dropped.
+	running := first.DeepCopy()
+	running.Status.Phase = discov1.RunRunning
+	slots := r.slots.lock(ns)
+	defer slots.Unlock()
+	if n := slots.taken(ctx, x, []discov1.Run{*running, *second}, second); n != 1 || slots.handedOver.Len() != 0 {
+		t.Fatalf("slots taken %d (want 1), hand-overs still recorded: %v", n, slots.handedOver.UnsortedList())
 	}
 }
 

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -48,9 +47,8 @@ type RunReconciler struct {
 	// MaxConcurrentReconciles is how many runs are reconciled at once (Concurrency).
 	MaxConcurrentReconciles int
 
-	// admitting holds one mutex per namespace (*sync.Mutex): runs of one namespace are
-	// admitted one at a time whatever the number of workers.
-	admitting sync.Map
+	// slots admits the runs of one namespace one at a time, whatever the number of workers.
+	slots runSlots
 }
 
 // +kubebuilder:rbac:groups=discovery.disco.dev,resources=runs,verbs=get;list;watch;update;patch
@@ -213,9 +211,8 @@ func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase disc
 // again here one run at a time in creation order: runs created at the same instant through
 // the Kubernetes API can all pass the webhook, and only one of them may take the last slot.
 func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Result, error) {
-	mu, _ := r.admitting.LoadOrStore(run.Namespace, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	slots := r.slots.lock(run.Namespace)
+	defer slots.Unlock()
 	project, campaign, waiting, err := r.parents(ctx, run)
 	if waiting || err != nil {
 		return ctrl.Result{}, err // a missing referent's creation triggers the next pass
@@ -236,21 +233,9 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
 		return ctrl.Result{}, nil
 	}
-	tenant := tenantOfNamespace(ctx, r.Client, run.Namespace)
-	tier := discov1.TenantTierFree
-	if tenant != nil {
-		tier = tenant.Spec.Tier
-	}
-	limit := TenantRunLimit(tenant)
-	if n := r.slotsTaken(ctx, runs.Items, run); n >= limit {
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
-			fmt.Sprintf("the tenant already runs %d runs, its limit (%s tier: %d); this run starts when one finishes", n, tier, limit))
-		return ctrl.Result{RequeueAfter: time.Minute}, nil // a finishing run wakes the queue at once (SetupWithManager)
-	}
-	if ahead := r.queuedAhead(ctx, runs.Items, run); ahead > 0 {
-		// First in, first out per tenant: the oldest queued run takes the next slot.
-		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity,
-			fmt.Sprintf("%d earlier runs of the tenant are waiting for a slot first", ahead))
+	if wait := slots.wait(ctx, r.Executor, tenantOfNamespace(ctx, r.Client, run.Namespace), runs.Items, run); wait != "" {
+		// A finishing run wakes the tenant's queue at once (SetupWithManager).
+		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, wait)
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	started, submitErr := r.Executor.Submit(ctx, run)
@@ -258,6 +243,7 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		log.FromContext(ctx).Error(submitErr, "the executor did not take the run")
 	}
 	if started {
+		slots.handOver(run)
 		// Admitted=True is set by the execution when the engine really starts.
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, "submitted; waiting for an executor worker to start it")
 	} else if wait := capacityWait(ctx, r.Client, run, submitErr); wait != "" {
@@ -507,50 +493,4 @@ func jobEnded() predicate.Predicate {
 			return !jobFinished(old) && jobFinished(cur)
 		},
 	}
-}
-
-// slotsTaken counts the tenant's runs that hold an execution slot: running ones, queued
-// ones already handed to the executor (they start without another admission), and
-// finished ones whose execution has not ended yet: a run completes once its results are
-// stored, while its Job's pod may still be exiting, and the tenant's limit bounds engine
-// pods as well as runs (issue 13).
-func (r *RunReconciler) slotsTaken(ctx context.Context, runs []discov1.Run, run *discov1.Run) int {
-	n := 0
-	for i := range runs {
-		o := &runs[i]
-		switch {
-		case o.Name == run.Name:
-		case o.Status.Phase == discov1.RunRunning:
-			n++
-		case o.Status.Phase == discov1.RunQueued && r.Executor.Active(ctx, client.ObjectKeyFromObject(o)):
-			n++
-		case o.Status.Phase.Finished() && r.Executor.Active(ctx, client.ObjectKeyFromObject(o)):
-			n++
-		}
-	}
-	return n
-}
-
-// queuedAhead counts the runs of the namespace that wait for a slot and were created before
-// run: they are admitted first. A run already handed to the executor, or one waiting for a
-// missing campaign, project or dataset (parents), or one the executor did not take, does
-// not hold the queue.
-func (r *RunReconciler) queuedAhead(ctx context.Context, runs []discov1.Run, run *discov1.Run) int {
-	n := 0
-	for i := range runs {
-		o := &runs[i]
-		if o.Name == run.Name || o.Status.Phase != discov1.RunQueued || !o.DeletionTimestamp.IsZero() || !governance.CreatedBefore(o, run) {
-			continue
-		}
-		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
-			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound ||
-				c.Reason == discov1.ReasonDatasetNotFound || c.Reason == discov1.ReasonNotSubmitted) {
-			continue
-		}
-		if r.Executor.Active(ctx, client.ObjectKeyFromObject(o)) {
-			continue
-		}
-		n++
-	}
-	return n
 }

@@ -1,17 +1,20 @@
 package controllers
 
 import (
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
 )
 
 var _ = Describe("Run queue (issue 14, items 8 and 9)", func() {
@@ -76,6 +79,76 @@ var _ = Describe("Run queue (issue 14, items 8 and 9)", func() {
 			Expect(meta.IsStatusConditionFalse(r.Status.Conditions, discov1.RunConditionFailed)).To(BeTrue())
 			Expect(meta.IsStatusConditionTrue(r.Status.Conditions, discov1.ConditionReady)).To(BeTrue())
 		}
+	})
+})
+
+var _ = Describe("Run admission with several run workers (Concurrency.Runs)", func() {
+	It("never hands more runs than the tenant's limit to the executor when they are reconciled at once", func() {
+		const limit, n = 2, 6
+		tenant, ns := newTenant()
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
+		tenant.Spec.ConcurrentRuns = ptr.To[int32](limit)
+		Expect(k8sClient.Update(ctx, tenant)).To(Succeed())
+		p := newProject(tenant, ns)
+		c := createCampaign(p, "job", 1000, 20, nil) // Job executor: in envtest a Job never ends
+		id := ids.New(ids.Dataset)
+		ds := &discov1.Dataset{
+			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns},
+			Spec: discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "d", Format: "csv", BlobKey: "datasets/unread/" + id,
+				SizeBytes: 1, SHA256: strings.Repeat("0", 64)},
+		}
+		// The runs wait for their dataset; its creation wakes them all at once, and the
+		// run workers admit them together.
+		var runs []*discov1.Run
+		for range n {
+			runID := ids.New(ids.Run)
+			r := &discov1.Run{
+				// Labelled as the controller labels a run (labelRun), so that admitting it
+				// writes nothing before its slot is counted.
+				ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(runID), Namespace: ns, Labels: map[string]string{
+					discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c), discov1.LabelID: runID,
+					discov1.LabelRun: runID, discov1.LabelDataset: id}},
+				Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic, DatasetID: id,
+					Parameters: discov1.RunParameters{TargetVariables: []string{"y"}}, ComputeUnitsEstimated: 5},
+			}
+			Expect(k8sClient.Create(ctx, r)).To(Succeed())
+			runs = append(runs, r)
+		}
+		Eventually(func(g Gomega) {
+			for _, r := range runs {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+				cond := meta.FindStatusCondition(r.Status.Conditions, discov1.RunConditionAdmitted)
+				g.Expect(cond).NotTo(BeNil(), r.Name)
+				g.Expect(cond.Reason).To(Equal(discov1.ReasonDatasetNotFound), r.Name)
+			}
+		}).Should(Succeed())
+		Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+
+		jobs := func() int {
+			list := &batchv1.JobList{}
+			Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			return len(list.Items)
+		}
+		// Every run has been admitted since the dataset appeared, and the slots are taken.
+		Eventually(func(g Gomega) {
+			for _, r := range runs {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+				cond := meta.FindStatusCondition(r.Status.Conditions, discov1.RunConditionAdmitted)
+				g.Expect(cond).NotTo(BeNil(), r.Name)
+				g.Expect(cond.Reason).To(Equal(discov1.ReasonWaitingForCapacity), r.Name)
+			}
+			g.Expect(jobs()).To(BeNumerically(">=", limit))
+		}).Should(Succeed())
+		// A Job is never deleted here, so their number is the most ever handed over.
+		Expect(jobs()).To(Equal(limit))
+		waiting := 0
+		for _, r := range runs {
+			cond := meta.FindStatusCondition(r.Status.Conditions, discov1.RunConditionAdmitted)
+			if strings.Contains(cond.Message, "already runs") || strings.Contains(cond.Message, "waiting for a slot first") {
+				waiting++
+			}
+		}
+		Expect(waiting).To(Equal(n-limit), "runs refused a slot")
 	})
 })
 

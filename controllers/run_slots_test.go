@@ -27,7 +27,7 @@ func runIn(name string, phase discov1.RunPhase) discov1.Run {
 // A run that completed while its Job's pod is still exiting holds its slot until the Job
 // ends, so a tenant never has more engine pods than its limit (issue 13).
 func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
-	r := &RunReconciler{Executor: activeSet{"exiting": true, "submitted": true}}
+	x := activeSet{"exiting": true, "submitted": true}
 	runs := []discov1.Run{
 		runIn("running", discov1.RunRunning),
 		runIn("submitted", discov1.RunQueued),
@@ -37,7 +37,7 @@ func TestFinishedRunHoldsItsSlotUntilItsExecutionEnds(t *testing.T) {
 		runIn("cancelled", discov1.RunCancelled),
 	}
 	next := runIn("next", discov1.RunQueued)
-	if n := r.slotsTaken(context.Background(), runs, &next); n != 3 {
+	if n := newNamespaceSlots().taken(context.Background(), x, runs, &next); n != 3 {
 		t.Errorf("slots taken = %d, want 3: running, submitted and the completed run whose Job is still active", n)
 	}
 
@@ -84,12 +84,12 @@ func TestQueuedAheadIsFirstInFirstOut(t *testing.T) {
 		runIn("running", discov1.RunRunning),
 		queued("later", t0.Add(time.Hour), ""),
 	}
-	r := &RunReconciler{Executor: activeSet{"submitted": true}}
+	x, slots := activeSet{"submitted": true}, newNamespaceSlots()
 	for _, tc := range []struct {
 		run   int
 		ahead int
 	}{{0, 0}, {1, 1}, {2, 2}, {9, 3}} {
-		if n := r.queuedAhead(context.Background(), runs, &runs[tc.run]); n != tc.ahead {
+		if n := slots.ahead(context.Background(), x, runs, &runs[tc.run]); n != tc.ahead {
 			t.Errorf("%s: %d runs ahead, want %d", runs[tc.run].Name, n, tc.ahead)
 		}
 	}
