@@ -48,8 +48,8 @@ func asAdmin() client.Client {
 func claimIn(c *discov1.Campaign, r *discov1.Run, score float64, controls bool) *discov1.Claim {
 	claim := &discov1.Claim{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Claim)), Namespace: c.Namespace,
-			Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelRun: projectID(r)}},
-		Spec: discov1.ClaimSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), RunID: projectID(r),
+			Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelRun: ids.FromName(r.Name)}},
+		Spec: discov1.ClaimSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), RunID: ids.FromName(r.Name),
 			Type: discov1.ClaimLaw, Tier: discov1.TierExplore, Summary: "y = 2*x", Score: score, Expression: "2*x",
 			NegativeControlsPassed: controls},
 	}
@@ -143,13 +143,13 @@ var _ = Describe("Claims through the Kubernetes API", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(good), good)).To(Succeed())
 		Expect(good.Spec.Tier).To(Equal(discov1.TierValidate))
 
-		entries := ledgerOf(tenant, projectID(p), ids.FromName(good.Name))
+		entries := ledgerOf(tenant, ids.FromName(p.Name), ids.FromName(good.Name))
 		Expect(entries).To(HaveLen(2))
 		Expect(entries[0].EventType).To(Equal(ledger.PolicyEvaluated))
 		Expect(entries[1].EventType).To(Equal(ledger.ClaimPromoted))
 		Expect(entries[1].Actor).To(Equal("kubernetes:pat"))
 		Expect(entries[1].ID).To(Equal(ok.Status.LedgerEntryID))
-		v, err := testLedger.Verify(ctx, ids.FromName(tenant.Name), projectID(p))
+		v, err := testLedger.Verify(ctx, ids.FromName(tenant.Name), ids.FromName(p.Name))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(v.Valid).To(BeTrue())
 
@@ -180,7 +180,7 @@ var _ = Describe("Claims through the Kubernetes API", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &discov1.Claim{}))
 		}).Should(BeTrue())
-		entries := ledgerOf(tenant, projectID(p), ids.FromName(claim.Name))
+		entries := ledgerOf(tenant, ids.FromName(p.Name), ids.FromName(claim.Name))
 		Expect(entries).NotTo(BeEmpty())
 		last := entries[len(entries)-1]
 		Expect(last.EventType).To(Equal(ledger.ClaimDeleted))
@@ -202,7 +202,7 @@ var _ = Describe("Claims through the Kubernetes API", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &discov1.Claim{}))
 		}).Should(BeTrue())
-		entries := ledgerOf(tenant, projectID(p), ids.FromName(claim.Name))
+		entries := ledgerOf(tenant, ids.FromName(p.Name), ids.FromName(claim.Name))
 		Expect(entries).NotTo(BeEmpty())
 		Expect(entries[len(entries)-1].EventType).To(Equal(ledger.ClaimDeleted))
 	})
@@ -212,7 +212,7 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 	userRun := func(c *discov1.Campaign, estimate int64) *discov1.Run {
 		return &discov1.Run{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Run)), Namespace: c.Namespace},
-			Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic,
+			Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), Mode: discov1.ModeSymbolic,
 				DatasetID: ids.New(ids.Dataset), ComputeUnitsEstimated: estimate},
 		}
 	}
@@ -357,7 +357,7 @@ var _ = Describe("Governance settings through the Kubernetes API", func() {
 		c := newCampaign(p, 100, 10, nil)
 		forbidden(editor.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"governance":{"requireNegativeControls":false}}}`))), "campaigns/governance")
 		forged := &discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Campaign)), Namespace: ns},
-			Spec: discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1, MaxRuns: 1},
+			Spec: discov1.CampaignSpec{ProjectID: ids.FromName(p.Name), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1, MaxRuns: 1},
 				Governance: discov1.CampaignGovernance{AutoPromoteTo: discov1.TierValidate}}}
 		forbidden(editor.Create(ctx, forged), "campaigns/governance")
 		Expect(promoter.Patch(ctx, p.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"settings":{"governance":{"truthDialThreshold":0.8}}}}`)))).
@@ -371,7 +371,7 @@ var _ = Describe("Governance settings through the Kubernetes API", func() {
 		// the webhook put on the project is gone once it is.
 		var changed []ledger.Entry
 		Eventually(func(g Gomega) {
-			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), projectID(p), ledger.ListQuery{Limit: 100})
+			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), ids.FromName(p.Name), ledger.ListQuery{Limit: 100})
 			g.Expect(err).NotTo(HaveOccurred())
 			changed = nil
 			for _, e := range entries {

@@ -103,7 +103,7 @@ var _ = Describe("Campaign controller", func() {
 		p := newProject(tenant, ns)
 		bad := &discov1.Campaign{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Campaign)), Namespace: ns},
-			Spec:       discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: -1, MaxRuns: -2}},
+			Spec:       discov1.CampaignSpec{ProjectID: ids.FromName(p.Name), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: -1, MaxRuns: -2}},
 		}
 		err := k8sClient.Create(ctx, bad)
 		Expect(apierrors.IsInvalid(err)).To(BeTrue())
@@ -116,7 +116,7 @@ var _ = Describe("Campaign controller", func() {
 		p := newProject(tenant, ns)
 		bad := &discov1.Campaign{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Campaign)), Namespace: ns},
-			Spec: discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1, MaxRuns: 1},
+			Spec: discov1.CampaignSpec{ProjectID: ids.FromName(p.Name), DisplayName: "c", Budget: discov1.Budget{ComputeUnits: 1, MaxRuns: 1},
 				Governance: discov1.CampaignGovernance{PromotionCeiling: discov1.TierExplore, AutoPromoteTo: discov1.TierValidate}},
 		}
 		err := k8sClient.Create(ctx, bad)

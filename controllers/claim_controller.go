@@ -13,6 +13,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/tenancy"
 )
 
@@ -40,7 +41,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		return ctrl.Result{}, r.finalize(ctx, claim)
 	}
 	runKey := objectKey(claim.Namespace, claim.Spec.RunID)
-	if run := (&discov1.Run{}); len(claim.OwnerReferences) == 0 && getByID(ctx, r.Client, claim.Namespace, claim.Spec.RunID, run) == nil {
+	if run := (&discov1.Run{}); len(claim.OwnerReferences) == 0 && lookup.ByID(ctx, r.Client, claim.Namespace, claim.Spec.RunID, run) == nil {
 		runKey = client.ObjectKeyFromObject(run) // a human-named run (issue 14, item 6)
 	}
 	if adopted, err := adopt(ctx, r.Client, claim, runKey, &discov1.Run{}); adopted || err != nil {

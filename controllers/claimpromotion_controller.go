@@ -15,6 +15,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/promotion"
 )
 
@@ -70,13 +71,13 @@ func (r *ClaimPromotionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil
 	}
 	project := &discov1.Project{}
-	if err := getByID(ctx, r.Client, pr.Namespace, claim.Spec.ProjectID, project); err != nil {
+	if err := lookup.ByID(ctx, r.Client, pr.Namespace, claim.Spec.ProjectID, project); err != nil {
 		return ctrl.Result{}, fmt.Errorf("project %s of claim %s: %w", claim.Spec.ProjectID, claim.Name, err)
 	}
 	m := promotion.Move{Claim: claim, Project: project, TenantID: project.TenantID(), Target: pr.Spec.TargetTier,
 		Actor: actorOf(pr), Rationale: pr.Spec.Rationale}
 	campaign := &discov1.Campaign{}
-	if err := getByID(ctx, r.Client, pr.Namespace, claim.Spec.CampaignID, campaign); err == nil {
+	if err := lookup.ByID(ctx, r.Client, pr.Namespace, claim.Spec.CampaignID, campaign); err == nil {
 		m.Campaign = campaign
 	} else if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err

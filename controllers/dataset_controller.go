@@ -161,7 +161,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 			"a dataset's blobKey names a file uploaded to this tenant, as POST /v1/projects/{project_id}/datasets sets it")
 		return ctrl.Result{}, nil
 	}
-	tenant := tenantOfNamespace(ctx, r.Client, ds.Namespace)
+	tenant := tenancy.TenantOf(ctx, r.Client, ds.Namespace)
 	if tenant == nil {
 		setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionFalse, discov1.ReasonTenantUnknown,
 			"the namespace belongs to no tenant yet; profiling waits for it")

@@ -21,6 +21,7 @@ import (
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 var (
@@ -63,7 +64,7 @@ func realProfiler() Profiler {
 
 // tenantIDOf is the tenant id a tenant namespace belongs to.
 func tenantIDOf(ns string) string {
-	t := tenantOfNamespace(ctx, k8sClient, ns)
+	t := tenancy.TenantOf(ctx, k8sClient, ns)
 	Expect(t).NotTo(BeNil(), "namespace %s has no tenant", ns)
 	return ids.FromName(t.Name)
 }
@@ -117,7 +118,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		body := smallCSV(20)
-		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), body))
+		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), body))
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
 			g.Expect(ds.Status.Phase).To(Equal(discov1.DatasetReady))
@@ -138,13 +139,13 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenantB, nsB := newTenant()
 		pA, pB := newProject(tenantA, nsA), newProject(tenantB, nsB)
 		// Tenant B's upload, named from tenant A's namespace.
-		spec := storeFile(tenantBlobKey(nsB, projectID(pB)), projectID(pA), smallCSV(20))
+		spec := storeFile(tenantBlobKey(nsB, ids.FromName(pB.Name)), ids.FromName(pA.Name), smallCSV(20))
 		ds := expectFailed(createDataset(nsA, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 		Expect(ds.Status.Rows).To(BeZero())
 		Expect(ds.Status.ProfileKey).To(BeEmpty())
 		Expect(ds.Status.Message).To(ContainSubstring("outside this tenant"))
 		// The same file named from its own tenant is profiled.
-		spec.ProjectID = projectID(pB)
+		spec.ProjectID = ids.FromName(pB.Name)
 		own := createDataset(nsB, ids.New(ids.Dataset), spec)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(own), own)).To(Succeed())
@@ -156,7 +157,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		for _, key := range []string{"s3://bucket/data.csv", "file:///srv/data.csv", "/etc/passwd", "../other/data", "https://example.com/x.csv"} {
-			ds := createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "real-url", Format: "csv",
+			ds := createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: ids.FromName(p.Name), DisplayName: "real-url", Format: "csv",
 				BlobKey: key, SizeBytes: 1, SHA256: strings.Repeat("0", 64)})
 			ds = expectFailed(ds, discov1.ReasonBlobKeyNotAKey)
 			Expect(ds.Status.Message).To(ContainSubstring("not a blob key"), key)
@@ -166,7 +167,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 	It("checks spec.sizeBytes and spec.sha256 against the stored file", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
-		spec := storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(20))
+		spec := storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), smallCSV(20))
 		badHash := spec
 		badHash.SHA256 = strings.Repeat("a", 64)
 		expectFailed(createDataset(ns, ids.New(ids.Dataset), badHash), discov1.ReasonChecksumMismatch)
@@ -186,7 +187,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 			header[j] = fmt.Sprintf("c%d", j)
 		}
 		wide := strings.Join(header, ",") + "\n" + strings.Repeat("1,", len(header)-1) + "1\n"
-		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), []byte(wide)))
+		ds := createDataset(ns, ids.New(ids.Dataset), storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), []byte(wide)))
 		ds = expectFailed(ds, discov1.ReasonDatasetTooWide)
 		Expect(ds.Status.Message).To(ContainSubstring("4097 columns"))
 		Expect(ds.Status.Message).To(ContainSubstring("4096"))
@@ -197,7 +198,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		id := ids.New(ids.Dataset)
-		spec := storeFile(blob.LegacyDatasetKey(projectID(p), id), projectID(p), smallCSV(20))
+		spec := storeFile(blob.LegacyDatasetKey(ids.FromName(p.Name), id), ids.FromName(p.Name), smallCSV(20))
 		own := createDataset(ns, id, spec)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(own), own)).To(Succeed())
@@ -206,7 +207,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		// Another dataset naming that key, in the same or another tenant, is refused.
 		expectFailed(createDataset(ns, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 		other, otherNS := newTenant()
-		spec.ProjectID = projectID(newProject(other, otherNS))
+		spec.ProjectID = ids.FromName(newProject(other, otherNS).Name)
 		expectFailed(createDataset(otherNS, ids.New(ids.Dataset), spec), discov1.ReasonBlobKeyOutsideTenant)
 	})
 
@@ -214,7 +215,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		scratchDir := realProfiler().(*routedProfiler).scratch
-		unusable := storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(3))
+		unusable := storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), smallCSV(3))
 		unusable.DisplayName = "real-unusable-path"
 		ds := expectFailed(createDataset(ns, ids.New(ids.Dataset), unusable), discov1.ReasonProfilingFailed)
 		Expect(ds.Status.Message).To(ContainSubstring("input/output error"))
@@ -237,7 +238,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 	It("reconciles other datasets while one is being profiled", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
-		gated := storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(5))
+		gated := storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), smallCSV(5))
 		gated.DisplayName = "real-gated"
 		slow := createDataset(ns, ids.New(ids.Dataset), gated)
 		Eventually(func(g Gomega) {
@@ -245,7 +246,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 			g.Expect(meta.FindStatusCondition(slow.Status.Conditions, discov1.ConditionReady)).NotTo(BeNil())
 		}).Should(Succeed())
 		// The profile of slow is under way; another dataset is still reconciled.
-		expectFailed(createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "x", Format: "csv",
+		expectFailed(createDataset(ns, ids.New(ids.Dataset), discov1.DatasetSpec{ProjectID: ids.FromName(p.Name), DisplayName: "x", Format: "csv",
 			BlobKey: "s3://bucket/x.csv", SizeBytes: 1, SHA256: strings.Repeat("0", 64)}), discov1.ReasonBlobKeyNotAKey)
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())
 		Expect(slow.Status.Phase).To(Equal(discov1.DatasetProfiling))
@@ -260,7 +261,7 @@ var _ = Describe("Dataset blob keys, verification and limits", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
 		ds := &discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "signals", Namespace: ns},
-			Spec: storeFile(tenantBlobKey(ns, projectID(p)), projectID(p), smallCSV(20))}
+			Spec: storeFile(tenantBlobKey(ns, ids.FromName(p.Name)), ids.FromName(p.Name), smallCSV(20))}
 		Expect(k8sClient.Create(ctx, ds)).To(Succeed())
 		own := blob.DatasetProfileKey(ids.FromName(tenant.Name), ns, ds.Name, string(ds.UID))
 		Eventually(func(g Gomega) {

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/lookup"
 )
 
 // EventPublisher announces events to webhooks (internal/webhook's Publisher).
@@ -30,7 +31,7 @@ func publish(ctx context.Context, p EventPublisher, tenantID, projectID, typ str
 // tenantOfProject finds the tenant id of a project for event routing.
 func tenantOfProject(ctx context.Context, c client.Client, namespace, projectID string) (string, bool) {
 	p := &discov1.Project{}
-	if err := getByID(ctx, c, namespace, projectID, p); err != nil {
+	if err := lookup.ByID(ctx, c, namespace, projectID, p); err != nil {
 		return "", false
 	}
 	return p.TenantID(), true

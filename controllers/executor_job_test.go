@@ -39,7 +39,7 @@ var _ = Describe("Run execution (Job executor)", func() {
 		Expect(*job.Spec.BackoffLimit).To(BeEquivalentTo(1))
 		Expect(job.Spec.TTLSecondsAfterFinished).NotTo(BeNil())
 		Expect(ptr.Deref(job.Spec.Suspend, false)).To(BeFalse())
-		Expect(job.Labels).NotTo(HaveKey(LabelKueueQueue))
+		Expect(job.Labels).NotTo(HaveKey(runexec.LabelKueueQueue))
 		ctr := job.Spec.Template.Spec.Containers[0]
 		Expect(ctr.Args).To(ContainElements("engine", "run", run.Name))
 		Expect(ctr.Resources.Requests).To(HaveKey(corev1.ResourceCPU))
@@ -88,7 +88,7 @@ var _ = Describe("Run execution (Job executor)", func() {
 		ds := uploadCSV(p, linearCSV(50))
 		run := submit(c, ds, discov1.ModeSymbolic, "y")
 		job := jobOf(run)
-		Expect(job.Labels).To(HaveKeyWithValue(LabelKueueQueue, "research"))
+		Expect(job.Labels).To(HaveKeyWithValue(runexec.LabelKueueQueue, "research"))
 		Expect(job.Spec.Suspend).NotTo(BeNil())
 		Expect(*job.Spec.Suspend).To(BeTrue())
 	})

@@ -60,8 +60,8 @@ func newCampaign(p *discov1.Project, units int64, maxRuns int32, expires *time.T
 func createCampaign(p *discov1.Project, name string, units int64, maxRuns int32, expires *time.Time) *discov1.Campaign {
 	id := ids.New(ids.Campaign)
 	c := &discov1.Campaign{
-		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace, Labels: map[string]string{discov1.LabelProject: projectID(p)}},
-		Spec:       discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: name, Budget: discov1.Budget{ComputeUnits: units, MaxRuns: maxRuns}},
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace, Labels: map[string]string{discov1.LabelProject: ids.FromName(p.Name)}},
+		Spec:       discov1.CampaignSpec{ProjectID: ids.FromName(p.Name), DisplayName: name, Budget: discov1.Budget{ComputeUnits: units, MaxRuns: maxRuns}},
 	}
 	if expires != nil {
 		c.Spec.Budget.ExpiresAt = &metav1.Time{Time: *expires}
@@ -73,8 +73,8 @@ func createCampaign(p *discov1.Project, name string, units int64, maxRuns int32,
 func newRun(c *discov1.Campaign, estimate int64) *discov1.Run {
 	id := ids.New(ids.Run)
 	r := &discov1.Run{
-		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: c.Namespace, Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c)}},
-		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic,
+		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: c.Namespace, Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: ids.FromName(c.Name)}},
+		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), Mode: discov1.ModeSymbolic,
 			DatasetID: newDatasetObject(c.Namespace, c.Spec.ProjectID), ComputeUnitsEstimated: estimate},
 	}
 	Expect(k8sClient.Create(ctx, r)).To(Succeed())

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,15 +16,10 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
-	"github.com/discolab/disco/internal/lookup"
-	"github.com/discolab/disco/internal/tenancy"
-	"github.com/discolab/disco/runexec"
 )
 
-// Object names are ids with the first "_" replaced by "-"; these helpers keep that mapping
-// in one place for the reconcilers.
-func tenantObjectName(tenantID string) string { return ids.ToName(tenantID) }
-func projectID(o client.Object) string        { return ids.FromName(o.GetName()) }
+// objectKey is the key of the object of namespace whose id is id: object names are ids with
+// the first "_" replaced by "-" (internal/ids).
 func objectKey(namespace, id string) client.ObjectKey {
 	return client.ObjectKey{Namespace: namespace, Name: ids.ToName(id)}
 }
@@ -69,25 +63,8 @@ func removeFinalizer(ctx context.Context, c client.Client, obj client.Object) er
 	return client.IgnoreNotFound(c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})))
 }
 
-// tenantOfNamespace finds the tenant a namespace belongs to (its tenant label), or nil.
-func tenantOfNamespace(ctx context.Context, c client.Client, namespace string) *discov1.Tenant {
-	return tenancy.TenantOf(ctx, c, namespace)
-}
-
-// LabelKueueQueue is the label Kueue reads to admit a suspended Job (runexec's).
-const LabelKueueQueue = runexec.LabelKueueQueue
-
-// jobFinished reports whether a Job reached Complete or Failed (runexec.JobFinished).
-func jobFinished(job *batchv1.Job) bool { return runexec.JobFinished(job) }
-
 // truncate cuts s to at most n bytes, for fields the CRDs bound.
 func truncate(s string, n int) string { return s[:min(len(s), n)] }
-
-// getByID reads into obj the object of namespace whose public id is id, REST-created or
-// human-named (internal/lookup; issue 14, item 6).
-func getByID(ctx context.Context, c client.Client, namespace, id string, obj client.Object) error {
-	return lookup.ByID(ctx, c, namespace, id, obj)
-}
 
 // publicID is the public id of a disco object (its ID method).
 func publicID(o client.Object) string {

@@ -10,6 +10,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/lookup"
 )
 
 // reasonOf is the reason of a condition, "" when it is not there.
@@ -66,7 +67,7 @@ var _ = Describe("References by name", func() {
 			g.Expect(reasonOf(project.Status.Conditions, discov1.ConditionReady)).To(Equal(discov1.ReasonReady))
 		}).Should(Succeed())
 		found := &discov1.Project{}
-		Expect(getByID(ctx, k8sClient, ns, projectID, found)).To(Succeed())
+		Expect(lookup.ByID(ctx, k8sClient, ns, projectID, found)).To(Succeed())
 		Expect(found.Name).To(Equal("free-fall"))
 
 		Eventually(func(g Gomega) {

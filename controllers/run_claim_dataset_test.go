@@ -57,7 +57,7 @@ var _ = Describe("Run controller", func() {
 		}).Should(Succeed())
 
 		bad := &discov1.Run{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Run)), Namespace: ns},
-			Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: "alchemy", DatasetID: ids.New(ids.Dataset),
+			Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), Mode: "alchemy", DatasetID: ids.New(ids.Dataset),
 				Governance: discov1.RunGovernance{NegativeControls: []string{"astrology"}}}}
 		err := k8sClient.Create(ctx, bad)
 		Expect(err).To(HaveOccurred())
@@ -73,7 +73,7 @@ var _ = Describe("Claim controller", func() {
 		r := newRun(c, 5)
 		claim := &discov1.Claim{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Claim)), Namespace: ns},
-			Spec: discov1.ClaimSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), RunID: projectID(r),
+			Spec: discov1.ClaimSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), RunID: ids.FromName(r.Name),
 				Type: discov1.ClaimLaw, Tier: discov1.TierExplore, Summary: "y = 2*x", Score: 0.9, Expression: "2*x"},
 		}
 		Expect(k8sClient.Create(ctx, claim)).To(Succeed())
@@ -115,7 +115,7 @@ var _ = Describe("Dataset controller", func() {
 	It("profiles a dataset to ready", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
-		ds := newDataset(ns, projectID(p), "good")
+		ds := newDataset(ns, ids.FromName(p.Name), "good")
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
 			g.Expect(ds.Status.Phase).To(Equal(discov1.DatasetReady))
@@ -129,7 +129,7 @@ var _ = Describe("Dataset controller", func() {
 	It("marks an unusable dataset failed with the reason", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
-		ds := newDataset(ns, projectID(p), "bad-file")
+		ds := newDataset(ns, ids.FromName(p.Name), "bad-file")
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
 			g.Expect(ds.Status.Phase).To(Equal(discov1.DatasetFailed))
@@ -142,7 +142,7 @@ var _ = Describe("Dataset controller", func() {
 		p := newProject(tenant, ns)
 		ds := &discov1.Dataset{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(ids.New(ids.Dataset)), Namespace: ns},
-			Spec: discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "x", Format: "xlsx", BlobKey: "k",
+			Spec: discov1.DatasetSpec{ProjectID: ids.FromName(p.Name), DisplayName: "x", Format: "xlsx", BlobKey: "k",
 				SHA256: "0000000000000000000000000000000000000000000000000000000000000000"},
 		}
 		err := k8sClient.Create(ctx, ds)

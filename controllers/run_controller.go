@@ -29,6 +29,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/tenancy"
 	"github.com/discolab/disco/runexec"
 )
 
@@ -233,7 +234,7 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonBudgetExhausted, msg)
 		return ctrl.Result{}, nil
 	}
-	if wait := slots.wait(ctx, r.Executor, tenantOfNamespace(ctx, r.Client, run.Namespace), runs.Items, run); wait != "" {
+	if wait := slots.wait(ctx, r.Executor, tenancy.TenantOf(ctx, r.Client, run.Namespace), runs.Items, run); wait != "" {
 		// A finishing run wakes the tenant's queue at once (SetupWithManager).
 		setCondition(&run.Status.Conditions, run, discov1.RunConditionAdmitted, metav1.ConditionFalse, discov1.ReasonWaitingForCapacity, wait)
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
@@ -490,7 +491,7 @@ func jobEnded() predicate.Predicate {
 		DeleteFunc:  func(event.DeleteEvent) bool { return true },
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			old, cur := e.ObjectOld.(*batchv1.Job), e.ObjectNew.(*batchv1.Job)
-			return !jobFinished(old) && jobFinished(cur)
+			return !runexec.JobFinished(old) && runexec.JobFinished(cur)
 		},
 	}
 }

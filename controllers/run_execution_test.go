@@ -24,11 +24,11 @@ import (
 // uploadCSV stores a CSV in the blob store and creates its Dataset (profiled by the fake).
 func uploadCSV(p *discov1.Project, body string) *discov1.Dataset {
 	id := ids.New(ids.Dataset)
-	key := tenantBlobKey(p.Namespace, projectID(p))
+	key := tenantBlobKey(p.Namespace, ids.FromName(p.Name))
 	Expect(testBlob.Put(ctx, key, []byte(body))).To(Succeed())
 	ds := &discov1.Dataset{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: p.Namespace},
-		Spec: discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "linear", Format: "csv", BlobKey: key,
+		Spec: discov1.DatasetSpec{ProjectID: ids.FromName(p.Name), DisplayName: "linear", Format: "csv", BlobKey: key,
 			SizeBytes: int64(len(body)), SHA256: strings.Repeat("a", 64)},
 	}
 	Expect(k8sClient.Create(ctx, ds)).To(Succeed())
@@ -50,8 +50,8 @@ func submit(c *discov1.Campaign, ds *discov1.Dataset, mode discov1.Mode, targets
 	id := ids.New(ids.Run)
 	r := &discov1.Run{
 		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: c.Namespace,
-			Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c)}},
-		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: mode, DatasetID: ids.FromName(ds.Name),
+			Labels: map[string]string{discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: ids.FromName(c.Name)}},
+		Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), Mode: mode, DatasetID: ids.FromName(ds.Name),
 			Parameters: discov1.RunParameters{TargetVariables: targets}, Seed: 7, ComputeUnitsEstimated: 5},
 	}
 	Expect(k8sClient.Create(ctx, r)).To(Succeed())
@@ -93,7 +93,7 @@ var _ = Describe("Run execution (local executor)", func() {
 		Expect(best.Spec.Score).To(BeNumerically(">", 0.5))
 		Expect(best.Spec.LedgerEntryID).To(HavePrefix("led_"))
 
-		entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), projectID(p), ledger.ListQuery{ClaimID: ids.FromName(best.Name)})
+		entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), ids.FromName(p.Name), ledger.ListQuery{ClaimID: ids.FromName(best.Name)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).NotTo(BeEmpty())
 		Expect(entries[0].EventType).To(Equal("claim_created"))
@@ -150,7 +150,7 @@ var _ = Describe("Auto-promotion", func() {
 		id := ids.New(ids.Campaign)
 		c := &discov1.Campaign{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns},
-			Spec: discov1.CampaignSpec{ProjectID: projectID(p), DisplayName: "exec", Budget: discov1.Budget{ComputeUnits: 1000, MaxRuns: 5},
+			Spec: discov1.CampaignSpec{ProjectID: ids.FromName(p.Name), DisplayName: "exec", Budget: discov1.Budget{ComputeUnits: 1000, MaxRuns: 5},
 				Governance: discov1.CampaignGovernance{AutoPromoteTo: discov1.TierValidate}},
 		}
 		Expect(k8sClient.Create(ctx, c)).To(Succeed())
@@ -166,7 +166,7 @@ var _ = Describe("Auto-promotion", func() {
 		Expect(claims.Items).NotTo(BeEmpty())
 		promoted := 0
 		for _, claim := range claims.Items {
-			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), projectID(p), ledger.ListQuery{ClaimID: ids.FromName(claim.Name), Limit: 100})
+			entries, err := testLedger.List(ctx, ids.FromName(tenant.Name), ids.FromName(p.Name), ledger.ListQuery{ClaimID: ids.FromName(claim.Name), Limit: 100})
 			Expect(err).NotTo(HaveOccurred())
 			var kinds []string
 			for _, e := range entries {

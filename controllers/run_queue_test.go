@@ -94,7 +94,7 @@ var _ = Describe("Run admission with several run workers (Concurrency.Runs)", fu
 		id := ids.New(ids.Dataset)
 		ds := &discov1.Dataset{
 			ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(id), Namespace: ns},
-			Spec: discov1.DatasetSpec{ProjectID: projectID(p), DisplayName: "d", Format: "csv", BlobKey: "datasets/unread/" + id,
+			Spec: discov1.DatasetSpec{ProjectID: ids.FromName(p.Name), DisplayName: "d", Format: "csv", BlobKey: "datasets/unread/" + id,
 				SizeBytes: 1, SHA256: strings.Repeat("0", 64)},
 		}
 		// The runs wait for their dataset; its creation wakes them all at once, and the
@@ -106,9 +106,9 @@ var _ = Describe("Run admission with several run workers (Concurrency.Runs)", fu
 				// Labelled as the controller labels a run (labelRun), so that admitting it
 				// writes nothing before its slot is counted.
 				ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(runID), Namespace: ns, Labels: map[string]string{
-					discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: projectID(c), discov1.LabelID: runID,
+					discov1.LabelProject: c.Spec.ProjectID, discov1.LabelCampaign: ids.FromName(c.Name), discov1.LabelID: runID,
 					discov1.LabelRun: runID, discov1.LabelDataset: id}},
-				Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: projectID(c), Mode: discov1.ModeSymbolic, DatasetID: id,
+				Spec: discov1.RunSpec{ProjectID: c.Spec.ProjectID, CampaignID: ids.FromName(c.Name), Mode: discov1.ModeSymbolic, DatasetID: id,
 					Parameters: discov1.RunParameters{TargetVariables: []string{"y"}}, ComputeUnitsEstimated: 5},
 			}
 			Expect(k8sClient.Create(ctx, r)).To(Succeed())

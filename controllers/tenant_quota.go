@@ -18,6 +18,8 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/tenancy"
+	"github.com/discolab/disco/runexec"
 )
 
 // Cluster admins' quotas (issue 13, item 6). Each tenant namespace holds a ResourceQuota and
@@ -170,16 +172,16 @@ func capacityWait(ctx context.Context, c client.Client, run *discov1.Run, submit
 		}
 	}
 	job := &batchv1.Job{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(run), job); err != nil || jobFinished(job) {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(run), job); err != nil || runexec.JobFinished(job) {
 		return ""
 	}
 	if ptr.Deref(job.Spec.Suspend, false) {
-		queue := job.Labels[LabelKueueQueue]
+		queue := job.Labels[runexec.LabelKueueQueue]
 		if queue == "" {
 			return "the run's Job is suspended; it starts when it is resumed"
 		}
 		msg := fmt.Sprintf("the run's Job waits for Kueue to admit it from the LocalQueue %s in namespace %s", queue, run.Namespace)
-		if t := tenantOfNamespace(ctx, c, run.Namespace); t != nil {
+		if t := tenancy.TenantOf(ctx, c, run.Namespace); t != nil {
 			for _, cond := range t.Status.Conditions {
 				if cond.Type == discov1.ConditionReady && cond.Status == metav1.ConditionFalse {
 					msg += " (the tenant is not Ready: " + cond.Message + ")"

@@ -18,6 +18,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/runexec"
 )
 
 func TestTenantQuotaSpec(t *testing.T) {
@@ -237,7 +238,7 @@ var _ = Describe("Tenant quota (issue 13, item 6)", func() {
 			run := submit(c, uploadCSV(p, linearCSV(120)), discov1.ModeSymbolic, "y")
 			job := &batchv1.Job{}
 			Eventually(func() error { return k8sClient.Get(ctx, client.ObjectKeyFromObject(run), job) }).Should(Succeed())
-			Expect(job.Labels).To(HaveKeyWithValue(LabelKueueQueue, "research"))
+			Expect(job.Labels).To(HaveKeyWithValue(runexec.LabelKueueQueue, "research"))
 			Expect(ptr.Deref(job.Spec.Suspend, false)).To(BeTrue())
 			// envtest has no Kueue: the tenant says so, and the run passes it on.
 			waitingFor(run, "Kueue", "LocalQueue research", "namespace "+ns, "not installed")
