@@ -154,6 +154,12 @@ const (
 	ReasonNoProfiler = "NoProfiler"
 	// ReasonTenantUnknown (Ready=False): the namespace belongs to no tenant yet.
 	ReasonTenantUnknown = "TenantUnknown"
+	// ReasonSourceUnavailable (Ready=False): the dataset's spec.source could not be read
+	// (yet); it is tried again.
+	ReasonSourceUnavailable = "SourceUnavailable"
+	// ReasonSourceRefused: the source can never be read as written (a path outside the
+	// allowed root, an endpoint the admin does not allow, a file too large).
+	ReasonSourceRefused = "SourceRefused"
 
 	ReasonProfilingFailed      = "ProfilingFailed"
 	ReasonBlobKeyOutsideTenant = "BlobKeyOutsideTenant"

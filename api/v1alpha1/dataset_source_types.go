@@ -77,15 +77,6 @@ type FetchedSource struct {
 	FetchedAt metav1.Time `json:"fetchedAt"`
 }
 
-// Reasons of a dataset's Ready condition for its source.
-const (
-	// ReasonSourceUnavailable: the source could not be read (yet); it is tried again.
-	ReasonSourceUnavailable = "SourceUnavailable"
-	// ReasonSourceRefused: the source can never be read as written (a path outside the
-	// allowed root, an endpoint the admin does not allow, a file too large).
-	ReasonSourceRefused = "SourceRefused"
-)
-
 // File is the blob key, size and SHA-256 of the dataset's file: the spec's for an uploaded
 // file, status.source's for a fetched one ("" and 0 until it is fetched).
 func (d *Dataset) File() (key string, size int64, sha256 string) {
