@@ -43,22 +43,28 @@ func (x *heldExecutor) Active(_ context.Context, key types.NamespacedName) bool 
 	return x.active[key.Name]
 }
 
-// With several run workers (Concurrency.Runs), the runs of one namespace are still admitted
-// one at a time: a tenant's last slot goes to one run, however many wait for it.
-func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
+// oneSlotTenant is a fake client holding a tenant with one concurrent run, its namespace,
+// project, campaign and dataset, and two queued runs of the tenant created a second apart
+// (the second with the given Admitted reason, "" for none).
+func oneSlotTenant(reason string) (c client.Client, first, second *discov1.Run) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(discov1.AddToScheme(scheme))
 	const ns, tenantID = "disco-t", "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
 	queued := func(name string, second int64) *discov1.Run {
-		return &discov1.Run{
+		r := &discov1.Run{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: metav1.Unix(1_700_000_000+second, 0)},
 			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", DatasetID: "ds_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
 			Status:     discov1.RunStatus{Phase: discov1.RunQueued},
 		}
+		if reason != "" {
+			r.Status.Conditions = []metav1.Condition{{Type: discov1.RunConditionAdmitted, Status: metav1.ConditionFalse, Reason: reason,
+				LastTransitionTime: metav1.Unix(1_700_000_000, 0)}}
+		}
+		return r
 	}
-	first, second := queued("run-first", 0), queued("run-second", 1)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+	first, second = queued("run-first", 0), queued("run-second", 1)
+	c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{discov1.LabelTenant: tenantID}}},
 		&discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "ten-aaaaaaaaaaaaaaaaaaaaaaaaaa"}, Spec: discov1.TenantSpec{ConcurrentRuns: ptr.To[int32](1)}},
 		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
@@ -66,6 +72,13 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
 		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: "proj_a"}},
 		first, second).Build()
+	return c, first, second
+}
+
+// With several run workers (Concurrency.Runs), the runs of one namespace are still admitted
+// one at a time: a tenant's last slot goes to one run, however many wait for it.
+func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
+	c, first, second := oneSlotTenant("")
 	x := &heldExecutor{entered: make(chan struct{}), release: make(chan struct{}), active: map[string]bool{}}
 	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}
 	ctx := context.Background()
@@ -77,7 +90,7 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 	}()
 	<-x.entered // the first run is being handed to the executor
 	r.slots.mu.Lock()
-	slots := r.slots.namespaces[ns]
+	slots := r.slots.namespaces[first.Namespace]
 	r.slots.mu.Unlock()
 	if slots == nil || slots.TryLock() {
 		t.Fatal("another run of the namespace could be admitted while the first one is")
@@ -111,27 +124,7 @@ func (x *unseenExecutor) Active(context.Context, types.NamespacedName) bool  { r
 // that waited for their dataset do not hold the queue (queuedAhead), so only the record of
 // the hand-over keeps the next run from taking the same slot.
 func TestAHandedOverRunHoldsItsSlotBeforeTheCacheShowsIt(t *testing.T) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(discov1.AddToScheme(scheme))
-	const ns, tenantID = "disco-t", "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
-	woken := func(name string, second int64) *discov1.Run {
-		return &discov1.Run{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, CreationTimestamp: metav1.Unix(1_700_000_000+second, 0)},
-			Spec:       discov1.RunSpec{ProjectID: "proj_a", CampaignID: "camp_a", DatasetID: "ds_a", Mode: discov1.ModeSymbolic, ComputeUnitsEstimated: 1},
-			Status: discov1.RunStatus{Phase: discov1.RunQueued, Conditions: []metav1.Condition{{Type: discov1.RunConditionAdmitted,
-				Status: metav1.ConditionFalse, Reason: discov1.ReasonDatasetNotFound, LastTransitionTime: metav1.Unix(1_700_000_000, 0)}}},
-		}
-	}
-	first, second := woken("run-first", 0), woken("run-second", 1)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{discov1.LabelTenant: tenantID}}},
-		&discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "ten-aaaaaaaaaaaaaaaaaaaaaaaaaa"}, Spec: discov1.TenantSpec{ConcurrentRuns: ptr.To[int32](1)}},
-		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
-		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: ns},
-			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
-		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: "proj_a"}},
-		first, second).Build()
+	c, first, second := oneSlotTenant(discov1.ReasonDatasetNotFound)
 	x := &unseenExecutor{}
 	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}
 	ctx := context.Background()
@@ -155,7 +148,7 @@ func TestAHandedOverRunHoldsItsSlotBeforeTheCacheShowsIt(t *testing.T) {
 	// Once the cache shows the first run running, the record of its hand-over is dropped.
 	running := first.DeepCopy()
 	running.Status.Phase = discov1.RunRunning
-	slots := r.slots.lock(ns)
+	slots := r.slots.lock(first.Namespace)
 	defer slots.Unlock()
 	if n := slots.taken(ctx, x, []discov1.Run{*running, *second}, second); n != 1 || slots.handedOver.Len() != 0 {
 		t.Fatalf("slots taken %d (want 1), hand-overs still recorded: %v", n, slots.handedOver.UnsortedList())
