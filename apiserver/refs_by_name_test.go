@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
@@ -62,4 +63,92 @@ func TestObjectsNamedByHandAreReachableByTheirID(t *testing.T) {
 	call(t, "PATCH", "/v1/projects/"+pid+"/campaigns/"+cid, env.adminA, map[string]any{"description": "by REST"}).expect(t, 200)
 	call(t, "GET", "/v1/projects/"+pid, env.adminB, nil).expect(t, 404, "not_found")
 	call(t, "GET", "/v1/projects/"+discov1.PublicIDFor(ids.Project, ns, "absent"), env.adminA, nil).expect(t, 404, "not_found")
+}
+
+// A Dataset and a Run applied with kubectl under human names, with references by name as
+// kubectl users write them, are reachable over REST by the public ids their controllers
+// show in status and the label discovery.disco.dev/id, and are listed under their
+// project and campaign (issue 14, item 6). Another tenant's key gets 404.
+func TestDatasetsAndRunsNamedByHandAreReachableByTheirID(t *testing.T) {
+	ctx := context.Background()
+	ns := nsA()
+	pid := discov1.PublicIDFor(ids.Project, ns, "causal-lab")
+	cid := discov1.PublicIDFor(ids.Campaign, ns, "first-screen")
+	did := discov1.PublicIDFor(ids.Dataset, ns, "sachs-2024")
+	rid := discov1.PublicIDFor(ids.Run, ns, "first-run")
+	proj := &discov1.Project{
+		ObjectMeta: metav1.ObjectMeta{Name: "causal-lab", Namespace: ns},
+		Spec:       discov1.ProjectSpec{DisplayName: "Causal lab", State: discov1.ProjectActive},
+	}
+	camp := &discov1.Campaign{
+		ObjectMeta: metav1.ObjectMeta{Name: "first-screen", Namespace: ns},
+		Spec: discov1.CampaignSpec{ProjectRef: &discov1.ObjectRef{Name: "causal-lab"}, DisplayName: "First screen",
+			Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 2}},
+	}
+	ds := &discov1.Dataset{
+		ObjectMeta: metav1.ObjectMeta{Name: "sachs-2024", Namespace: ns},
+		Spec: discov1.DatasetSpec{ProjectRef: &discov1.ObjectRef{Name: "causal-lab"}, Format: "csv",
+			BlobKey: "tenants/" + env.tenantA + "/datasets/sachs-2024/data.csv"},
+	}
+	run := &discov1.Run{
+		ObjectMeta: metav1.ObjectMeta{Name: "first-run", Namespace: ns},
+		Spec: discov1.RunSpec{CampaignRef: &discov1.ObjectRef{Name: "first-screen"}, DatasetRef: &discov1.ObjectRef{Name: "sachs-2024"},
+			Mode: discov1.ModeSymbolic},
+	}
+	for _, o := range []client.Object{proj, camp, ds, run} {
+		must(t, env.direct.Create(ctx, o))
+	}
+	// What the controllers record once they have read the references: the ids in status,
+	// and the id labels.
+	label := func(o client.Object, labels map[string]string) {
+		t.Helper()
+		o.SetLabels(labels)
+		must(t, env.direct.Update(ctx, o))
+	}
+	label(proj, map[string]string{discov1.LabelID: pid, discov1.LabelProject: pid})
+	proj.Status.ID, proj.Status.TenantID = pid, env.tenantA
+	must(t, env.direct.Status().Update(ctx, proj))
+	label(camp, map[string]string{discov1.LabelID: cid, discov1.LabelCampaign: cid, discov1.LabelProject: pid})
+	camp.Status.ID, camp.Status.ProjectID = cid, pid
+	must(t, env.direct.Status().Update(ctx, camp))
+	label(ds, map[string]string{discov1.LabelID: did, discov1.LabelDataset: did, discov1.LabelProject: pid, discov1.LabelTenant: env.tenantA})
+	ds.Status.ID, ds.Status.ProjectID, ds.Status.Phase = did, pid, discov1.DatasetReady
+	must(t, env.direct.Status().Update(ctx, ds))
+	label(run, map[string]string{discov1.LabelID: rid, discov1.LabelRun: rid, discov1.LabelCampaign: cid, discov1.LabelDataset: did, discov1.LabelProject: pid})
+	run.Status.ID, run.Status.ProjectID, run.Status.CampaignID, run.Status.DatasetID = rid, pid, cid, did
+	must(t, env.direct.Status().Update(ctx, run))
+
+	datasets, runs := "/v1/projects/"+pid+"/datasets", "/v1/projects/"+pid+"/campaigns/"+cid+"/runs"
+	eventually(t, func() error {
+		r := call(t, "GET", datasets+"/"+did, env.adminA, nil)
+		if r.Status != 200 || r.str("id") != did || r.str("project_id") != pid || r.str("status") != "ready" {
+			return fmt.Errorf("dataset by id: %d %s", r.Status, r.Raw)
+		}
+		r = call(t, "GET", runs+"/"+rid, env.adminA, nil)
+		if r.Status != 200 || r.str("id") != rid || r.str("project_id") != pid || r.str("campaign_id") != cid || r.str("dataset_id") != did {
+			return fmt.Errorf("run by id: %d %s", r.Status, r.Raw)
+		}
+		return nil
+	})
+	listed := func(path, id string) {
+		t.Helper()
+		var page struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		r := call(t, "GET", path, env.adminA, nil).expect(t, 200)
+		must(t, jsonUnmarshal(r.Raw, &page))
+		if len(page.Data) != 1 || page.Data[0].ID != id {
+			t.Fatalf("GET %s lists %s, want only %s", path, r.Raw, id)
+		}
+	}
+	listed(datasets, did)
+	listed(runs, rid)
+	listed(runs+"?dataset_id="+did, rid)
+	if r := call(t, "GET", runs+"/"+rid+"/status", env.adminA, nil).expect(t, 200); r.str("id") != rid {
+		t.Fatalf("run status: %s", r.Raw)
+	}
+	call(t, "GET", datasets+"/"+did, env.adminB, nil).expect(t, 404, "not_found")
+	call(t, "GET", runs+"/"+rid, env.adminB, nil).expect(t, 404, "not_found")
 }

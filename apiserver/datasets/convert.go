@@ -6,7 +6,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/resource"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/scratch"
 )
 
@@ -43,8 +42,8 @@ func Of(d *discov1.Dataset) Dataset {
 	}
 	phase := Phase(d)
 	return Dataset{
-		ID:           ids.FromName(d.Name),
-		ProjectID:    d.Spec.ProjectID,
+		ID:           d.ID(),
+		ProjectID:    d.ProjectID(),
 		Name:         d.Spec.DisplayName,
 		Format:       d.Spec.Format,
 		Status:       string(phase),

@@ -117,7 +117,7 @@ func (s *handlers) dataset(ctx context.Context, projectID, id string) (*discov1.
 	if err := s.Kit.GetIn(ctx, "dataset", ids.Dataset, id, &d); err != nil {
 		return nil, err
 	}
-	if d.Spec.ProjectID != projectID {
+	if d.ProjectID() != projectID {
 		return nil, apierror.NotFound("dataset", id)
 	}
 	return &d, nil

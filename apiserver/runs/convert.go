@@ -6,7 +6,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/resource"
-	"github.com/discolab/disco/internal/ids"
 )
 
 type RunParameters struct {
@@ -49,11 +48,11 @@ func runOf(r *discov1.Run) Run {
 	p := r.Spec.Parameters
 	g := r.Spec.Governance
 	return Run{
-		ID:         ids.FromName(r.Name),
-		ProjectID:  r.Spec.ProjectID,
-		CampaignID: r.Spec.CampaignID,
+		ID:         r.ID(),
+		ProjectID:  r.ProjectID(),
+		CampaignID: r.CampaignID(),
 		Mode:       string(r.Spec.Mode),
-		DatasetID:  r.Spec.DatasetID,
+		DatasetID:  r.DatasetID(),
 		Status:     string(runPhase(r)),
 		CreatedAt:  resource.UTC(r.CreationTimestamp),
 		CreatedBy:  r.Spec.CreatedBy,

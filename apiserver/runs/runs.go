@@ -109,8 +109,8 @@ func (s *handlers) listRuns(ctx context.Context, in *listRunsInput) (*resource.L
 	items := make([]*discov1.Run, 0, len(list.Items))
 	for i := range list.Items {
 		r := &list.Items[i]
-		if r.Spec.ProjectID != in.ProjectID || (in.Status != "" && string(runPhase(r)) != in.Status) ||
-			(in.Mode != "" && string(r.Spec.Mode) != in.Mode) || (in.DatasetID != "" && r.Spec.DatasetID != in.DatasetID) {
+		if r.ProjectID() != in.ProjectID || (in.Status != "" && string(runPhase(r)) != in.Status) ||
+			(in.Mode != "" && string(r.Spec.Mode) != in.Mode) || (in.DatasetID != "" && r.DatasetID() != in.DatasetID) {
 			continue
 		}
 		items = append(items, r)
@@ -127,7 +127,7 @@ func (s *handlers) run(ctx context.Context, in *RunPath) (*discov1.Run, error) {
 	if err := s.Kit.GetIn(ctx, "run", ids.Run, in.RunID, &r); err != nil {
 		return nil, err
 	}
-	if r.Spec.CampaignID != in.CampaignID || r.Spec.ProjectID != in.ProjectID {
+	if r.CampaignID() != in.CampaignID || r.ProjectID() != in.ProjectID {
 		return nil, apierror.NotFound("run", in.RunID)
 	}
 	return &r, nil
@@ -237,7 +237,7 @@ func (s *handlers) submitRun(ctx context.Context, in *struct {
 		mode = projects.Of(proj).Settings.DefaultMode
 	}
 	var ds discov1.Dataset
-	if err := s.Kit.GetIn(ctx, "dataset", ids.Dataset, in.Body.DatasetID, &ds); err != nil || ds.Spec.ProjectID != in.ProjectID {
+	if err := s.Kit.GetIn(ctx, "dataset", ids.Dataset, in.Body.DatasetID, &ds); err != nil || ds.ProjectID() != in.ProjectID {
 		return nil, apierror.NotFound("dataset", in.Body.DatasetID).With("field", "body.dataset_id")
 	}
 	if ph := datasets.Phase(&ds); ph != discov1.DatasetReady {
@@ -252,13 +252,23 @@ func (s *handlers) submitRun(ctx context.Context, in *struct {
 	}
 	run, err := s.service.Create(ctx, Submission{
 		Namespace: t.Namespace, TenantID: t.ID, ProjectID: in.ProjectID, Campaign: camp, DatasetID: in.Body.DatasetID,
-		Mode: spec.Mode, Parameters: spec.Parameters, Governance: spec.Governance, Actor: p.Actor,
+		DatasetName: humanName(&ds),
+		Mode:        spec.Mode, Parameters: spec.Parameters, Governance: spec.Governance, Actor: p.Actor,
 		Estimate: runspec.Estimate(spec, int(ds.Status.Rows), int(ds.Status.Columns)),
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Kit.AwaitCache(ctx, run)
-	id := ids.FromName(run.Name)
+	id := run.ID()
 	return &runOutput{Location: s.Kit.BaseURL + "/projects/" + in.ProjectID + "/campaigns/" + in.CampaignID + "/runs/" + id, Body: runOf(run)}, nil
+}
+
+// humanName is the dataset's object name when it is not named by its id (applied with
+// kubectl under a name of its author's), else "".
+func humanName(ds *discov1.Dataset) string {
+	if ds.Name == ids.ToName(ds.ID()) {
+		return ""
+	}
+	return ds.Name
 }

@@ -50,12 +50,16 @@ type Submission struct {
 	Estimate int64
 	// Actor is who submits: created_by.
 	Actor string
+	// DatasetName is the dataset's object name when it is not named by its id (applied
+	// with kubectl): the run then refers to it by name (spec.datasetRef), the form the run
+	// controller reads (issue 14, item 6).
+	DatasetName string
 }
 
 // campaignRefusal refuses a submission to a campaign that takes no more runs at now:
 // archived (409 conflict) or expired (403 budget_exhausted, constraint expires_at).
 func campaignRefusal(camp *discov1.Campaign, now time.Time) error {
-	id := ids.FromName(camp.Name)
+	id := camp.ID()
 	switch st := campaigns.Status(camp, now); discov1.CampaignPhase(st) {
 	case discov1.CampaignArchived:
 		return apierror.Conflict("the campaign is archived and accepts no runs").With("campaign_id", id).With("status", st)
@@ -80,7 +84,7 @@ func (s *Service) lockCampaign(id string) func() {
 // duplicate_run) or the campaign's budget cannot admit its estimate (403
 // budget_exhausted, with the same accounting as the campaign's status).
 func (s *Service) Create(ctx context.Context, sub Submission) (*discov1.Run, error) {
-	campaignID := ids.FromName(sub.Campaign.Name)
+	campaignID := sub.Campaign.ID()
 	unlock := s.lockCampaign(campaignID)
 	defer unlock()
 	for attempt := 1; ; attempt++ {
@@ -96,17 +100,17 @@ func (s *Service) Create(ctx context.Context, sub Submission) (*discov1.Run, err
 		for i := range runs.Items {
 			r := &runs.Items[i]
 			taken[r.Name] = true
-			if r.Spec.CampaignID != campaignID {
+			if r.CampaignID() != campaignID {
 				continue
 			}
 			mine = append(mine, *r)
 			ph := runPhase(r)
 			if (ph == discov1.RunQueued || ph == discov1.RunRunning) && r.Annotations[discov1.AnnotationCancelRequested] == "" &&
-				r.Spec.Mode == sub.Mode && r.Spec.DatasetID == sub.DatasetID &&
+				r.Spec.Mode == sub.Mode && r.DatasetID() == sub.DatasetID &&
 				sameParameters(r.Spec.Parameters, sub.Parameters) && sameGovernance(r.Spec.Governance, sub.Governance) {
 				return nil, apierror.New(http.StatusConflict, apierror.CodeDuplicateRun,
-					"run %s with the same mode, dataset and parameters is already %s in this campaign", ids.FromName(r.Name), ph).
-					With("run_id", ids.FromName(r.Name)).With("status", string(ph))
+					"run %s with the same mode, dataset and parameters is already %s in this campaign", r.ID(), ph).
+					With("run_id", r.ID()).With("status", string(ph))
 			}
 		}
 		// The same accounting as the campaign's status (governance.CampaignUsage), taken no lower
@@ -136,6 +140,9 @@ func (s *Service) Create(ctx context.Context, sub Submission) (*discov1.Run, err
 				ProjectID: sub.ProjectID, CampaignID: campaignID, Mode: sub.Mode, DatasetID: sub.DatasetID,
 				Parameters: sub.Parameters, Governance: sub.Governance, ComputeUnitsEstimated: sub.Estimate, Seed: seedOf(id), CreatedBy: sub.Actor,
 			},
+		}
+		if sub.DatasetName != "" {
+			run.Spec.DatasetID, run.Spec.DatasetRef = "", &discov1.ObjectRef{Name: sub.DatasetName}
 		}
 		err := s.Client.Create(ctx, run)
 		if apierrors.IsAlreadyExists(err) {
@@ -173,7 +180,7 @@ func runSlotID(campaignID string, n int) string {
 
 // budgetRefusal words governance.CanAdmit's refusal for the client.
 func budgetRefusal(camp *discov1.Campaign, u governance.BudgetUsage, estimate int64, constraint string) *apierror.Error {
-	id, b := ids.FromName(camp.Name), camp.Spec.Budget
+	id, b := camp.ID(), camp.Spec.Budget
 	switch constraint {
 	case "archived":
 		return apierror.Conflict("the campaign is archived and accepts no runs").With("campaign_id", id).With("status", string(discov1.CampaignArchived))

@@ -227,3 +227,37 @@ func TestSameParametersTreatsNilAndEmptyListsAlike(t *testing.T) {
 		t.Fatal("different parameters are the same")
 	}
 }
+
+// A run applied with kubectl refers to its campaign and dataset by name; it uses the
+// campaign's budget as a REST-made run does, and a submission over a dataset applied under
+// a human name refers to that dataset by name, the form the run controller reads (issue
+// 14, item 6).
+func TestCreateSeesRunsAndDatasetsNamedByHand(t *testing.T) {
+	byName := existingRun(0, discov1.RunRunning, "y")
+	byName.Name = "first-run"
+	byName.Spec.ProjectID, byName.Spec.CampaignID, byName.Spec.DatasetID = "", "", ""
+	byName.Spec.CampaignRef = &discov1.ObjectRef{Name: ids.ToName(testCampaign)}
+	byName.Spec.DatasetRef = &discov1.ObjectRef{Name: "sachs-2024"}
+	svc, c := newService(t, interceptor.Funcs{}, byName)
+	camp := testCampaignWith(discov1.Budget{ComputeUnits: 15, MaxRuns: 10})
+
+	_, err := svc.Create(context.Background(), submission(camp, 10, "x"))
+	if d := roomtest.WantError(t, err, 403, apierror.CodeBudgetExhausted); d["compute_units_used"] != int64(10) {
+		t.Fatalf("details %v: the run applied by name was not charged", d)
+	}
+
+	camp.Spec.Budget.ComputeUnits = 100
+	sub := submission(camp, 10, "x")
+	sub.DatasetID, sub.DatasetName = discov1.PublicIDFor(ids.Dataset, testNS, "sachs-2024"), "sachs-2024"
+	run, err := svc.Create(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got discov1.Run
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(run), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.DatasetRef == nil || got.Spec.DatasetRef.Name != "sachs-2024" || got.Spec.DatasetID != "" || got.DatasetID() != sub.DatasetID {
+		t.Fatalf("dataset ref %+v, id %q", got.Spec.DatasetRef, got.Spec.DatasetID)
+	}
+}
