@@ -8,6 +8,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/patch"
 )
 
 // observeGovernance keeps status.observedGovernance up to date with the spec's governance,
@@ -44,5 +45,5 @@ func clearGovernanceAttribution(ctx context.Context, c client.Client, obj client
 	annotations := obj.GetAnnotations()
 	delete(annotations, discov1.AnnotationGovernanceChangedBy)
 	obj.SetAnnotations(annotations)
-	return client.IgnoreNotFound(c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})))
+	return client.IgnoreNotFound(patch.Object(ctx, c, before, obj))
 }

@@ -16,6 +16,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/patch"
 )
 
 // objectKey is the key of the object of namespace whose id is id: object names are ids with
@@ -38,10 +39,7 @@ func adopt(ctx context.Context, c client.Client, obj client.Object, parentKey cl
 	if err := controllerutil.SetControllerReference(parent, obj, c.Scheme()); err != nil {
 		return false, err
 	}
-	// A metadata-only merge patch: an Update would send the whole object back, and a spec
-	// re-serialised with explicit zero values differs from the stored one, which the CEL rule
-	// self == oldSelf of immutable specs refuses (issue 14, item 5).
-	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	return true, patch.Object(ctx, c, before, obj)
 }
 
 // addFinalizer puts disco's finalizer on obj with a metadata patch, and reports whether it
@@ -51,7 +49,7 @@ func addFinalizer(ctx context.Context, c client.Client, obj client.Object) (bool
 	if !controllerutil.AddFinalizer(obj, discov1.Finalizer) {
 		return false, nil
 	}
-	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	return true, patch.Object(ctx, c, before, obj)
 }
 
 // removeFinalizer takes disco's finalizer off obj with a metadata patch.
@@ -60,7 +58,7 @@ func removeFinalizer(ctx context.Context, c client.Client, obj client.Object) er
 	if !controllerutil.RemoveFinalizer(obj, discov1.Finalizer) {
 		return nil
 	}
-	return client.IgnoreNotFound(c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})))
+	return client.IgnoreNotFound(patch.Object(ctx, c, before, obj))
 }
 
 // truncate cuts s to at most n bytes, for fields the CRDs bound.
@@ -98,7 +96,7 @@ func setLabels(ctx context.Context, c client.Client, obj client.Object, labels m
 		}
 	}
 	obj.SetLabels(have)
-	return true, c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	return true, patch.Object(ctx, c, before, obj)
 }
 
 // waitFor marks obj as waiting for a referent that does not exist: conditionType False with
@@ -147,5 +145,5 @@ func created() predicate.Predicate {
 func defaultDisplayName(ctx context.Context, c client.Client, obj client.Object, field *string) error {
 	before := obj.DeepCopyObject().(client.Object)
 	*field = obj.GetName()
-	return c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	return patch.Object(ctx, c, before, obj)
 }

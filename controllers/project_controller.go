@@ -39,8 +39,8 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if !project.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, project)
 	}
-	if controllerutil.AddFinalizer(project, discov1.Finalizer) {
-		return ctrl.Result{}, r.Update(ctx, project)
+	if added, err := addFinalizer(ctx, r.Client, project); added || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)
@@ -120,8 +120,7 @@ func (r *ProjectReconciler) finalize(ctx context.Context, project *discov1.Proje
 			return err
 		}
 	}
-	controllerutil.RemoveFinalizer(project, discov1.Finalizer)
-	return r.Update(ctx, project)
+	return removeFinalizer(ctx, r.Client, project)
 }
 
 func (r *ProjectReconciler) SetupWithManager(mgr ctrl.Manager) error {

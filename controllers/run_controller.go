@@ -29,6 +29,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/patch"
 	"github.com/discolab/disco/internal/tenancy"
 	"github.com/discolab/disco/runexec"
 )
@@ -332,7 +333,7 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 		if !governance.Retire(camp, used) {
 			return nil
 		}
-		return r.Status().Patch(ctx, camp, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		return patch.Status(ctx, r.Client, before, camp)
 	})
 	if err != nil {
 		return err

@@ -64,8 +64,8 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 	if !tenant.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, tenant)
 	}
-	if controllerutil.AddFinalizer(tenant, discov1.Finalizer) {
-		return ctrl.Result{}, r.Update(ctx, tenant)
+	if added, err := addFinalizer(ctx, r.Client, tenant); added || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	defer requeueOnConflict(&result, &err)
@@ -177,8 +177,7 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *discov1.Tenant)
 			return err
 		}
 	}
-	controllerutil.RemoveFinalizer(tenant, discov1.Finalizer)
-	return r.Update(ctx, tenant)
+	return removeFinalizer(ctx, r.Client, tenant)
 }
 
 func (r *TenantReconciler) SetupWithManager(mgr ctrl.Manager) error {
