@@ -17,9 +17,8 @@ type Concurrency struct {
 	// Runs, default 4: a run's reconcile waits on the API server when it creates the run's
 	// Job and identity, and on the blob store and the ledger when it turns results into
 	// claims; with one worker, one slow run would hold up every other run's admission.
-	// Admission stays one run at a time per namespace (RunReconciler.admit), because a
-	// tenant's slots and a campaign's budget are decided on one list of the namespace's
-	// runs.
+	// Admission stays one run at a time per namespace (runSlots), because a tenant's slots
+	// and a campaign's budget are decided on one list of the namespace's runs.
 	Runs int
 	// Campaigns, default 2: a campaign is recomputed on every run that starts, ends or is
 	// charged, which is cheap and independent of other campaigns.
