@@ -2,8 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/discolab/disco/engine/units"
 )
 
 // Constraints is the parsed form of Parameters.Constraints; see the package
@@ -21,6 +25,9 @@ type Constraints struct {
 	// Dynamics names the states whose equations of motion a run discovers
 	// (mode_dynamics.go).
 	Dynamics []string
+	// Units are the declared dimensions of columns (units:x=m,t=s), by
+	// column name; nil without a units: constraint.
+	Units map[string]units.Dim
 	// Satisfied lists the constraints as given, for claim scopes.
 	Satisfied []string
 }
@@ -102,8 +109,35 @@ func (c *Constraints) set(key, value string) error {
 			}
 		}
 		c.Dynamics = states
+	case "units":
+		return c.setUnits(value)
 	default:
-		return constraintErr("unknown constraint key %q (known: operators, exclude, include, max_depth, trajectory, time, alpha, max_lag, dynamics)", key)
+		return constraintErr("unknown constraint key %q (known: operators, exclude, include, max_depth, trajectory, time, alpha, max_lag, dynamics, units)", key)
+	}
+	return nil
+}
+
+// setUnits parses units:name=unit,...; every unit string must parse
+// (engine/units) and every name appear once.
+func (c *Constraints) setUnits(value string) error {
+	c.Units = map[string]units.Dim{}
+	for _, item := range splitList(value) {
+		name, unit, ok := strings.Cut(item, "=")
+		name, unit = strings.TrimSpace(name), strings.TrimSpace(unit)
+		if !ok || name == "" {
+			return constraintErr("units: %q is not of the form column=unit, e.g. units:x=m,t=s,y=m/s^2", item)
+		}
+		if _, dup := c.Units[name]; dup {
+			return constraintErr("units: column %q is given twice: give each column's unit once", name)
+		}
+		d, err := units.Parse(unit)
+		if err != nil {
+			return constraintErr("units: column %q: %v", name, err)
+		}
+		c.Units[name] = d
+	}
+	if len(c.Units) == 0 {
+		return constraintErr("units: names no column: give column=unit pairs, e.g. units:x=m,t=s,y=m/s^2")
 	}
 	return nil
 }
@@ -119,7 +153,11 @@ func (c *Constraints) columns() []string {
 	if c.Time != "" {
 		out = append(out, c.Time)
 	}
-	return append(out, c.Dynamics...)
+	out = append(out, c.Dynamics...)
+	for _, name := range slices.Sorted(maps.Keys(c.Units)) {
+		out = append(out, name)
+	}
+	return out
 }
 
 func constraintErr(format string, args ...any) *SpecError {

@@ -61,6 +61,7 @@
 //	alpha:0.01            significance level of causal independence tests (0..1)
 //	max_lag:3             largest lag of lagged causal discovery (1..50)
 //	dynamics:x,y          discover dx/dt and dy/dt (needs time:; symbolic mode)
+//	units:x=m,t=s,y=m/s^2 SI units of columns (engine/units; "" or 1: dimensionless)
 //
 // An unknown key, a malformed value, an unknown operator or a column not in
 // the dataset is a *SpecError with Code "constraint_invalid" and Field
@@ -75,7 +76,23 @@
 // trajectory column or an excluded one, a time column that is not numeric
 // or repeats a time within a trajectory, and trajectories too short or
 // inputs too many for engine/dynamics are "constraint_invalid"; a target
-// that is not a state is "parameter_invalid".
+// that is not a state is "parameter_invalid". A units: entry that is not
+// column=unit, a column given twice or not in the dataset, or a unit
+// string that does not parse (the message gives engine/units' column and
+// what it expected) is "constraint_invalid".
+//
+// # Units
+//
+// With a units: constraint, a symbolic or neuro-symbolic search whose
+// target and usable features all have declared units refuses
+// dimensionally inconsistent candidates: they score as undefined
+// expressions do, and a printed model that is inconsistent leaves the
+// final front. A law is consistent when some assignment of units to its
+// fitted constants makes every sum add terms of one dimension, the
+// arguments of sin, cos, tan, exp, log and tanh dimensionless and the
+// whole the target's dimension (engine/symbolic dims.go). Without units,
+// or with some of those columns undeclared, the search is unchanged.
+// Other modes ignore units.
 //
 // # Stages
 //

@@ -31,6 +31,9 @@ type lawModel struct {
 	// form summarises structure for stability checks; laws agree when
 	// their forms are equal. Defaults to the used variable set.
 	form string
+	// dimensionallyConsistent is set when the run declares the units of
+	// the target and of every variable the law uses (units: constraint).
+	dimensionallyConsistent *bool
 }
 
 // lawFitter fits a law on (X, y); effort scales the search.

@@ -59,7 +59,7 @@ func (m *neuroSymbolicMode) searchLaw(ctx context.Context, target string, y []fl
 }
 
 // refit (cross-validation, bootstrap) retrains the surrogate as well.
-func (m *neuroSymbolicMode) refit(ctx context.Context, _ string, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
+func (m *neuroSymbolicMode) refit(ctx context.Context, target string, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
 	s, err := trainSurrogate(ctx, X, y, m.neural.options(effort, seed))
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func (m *neuroSymbolicMode) refit(ctx context.Context, _ string, X [][]float64, 
 	if err != nil {
 		return nil, err
 	}
-	return m.symbolic.fit(ctx, X, y, effort, seed, seeds)
+	return m.symbolic.fit(ctx, target, X, y, effort, seed, seeds)
 }
 
 // surrogateSeedShare is the part of the symbolic_regression stage's

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/discolab/disco/engine/symbolic"
+	"github.com/discolab/disco/engine/units"
 )
 
 // Search effort of the symbolic regression.
@@ -57,8 +58,8 @@ func (m *symbolicMode) searchLaw(ctx context.Context, target string, y []float64
 }
 
 // refit fits symbolic regression on (X, y) at the given effort.
-func (m *symbolicMode) refit(ctx context.Context, _ string, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
-	return m.fit(ctx, X, y, effort, seed, nil)
+func (m *symbolicMode) refit(ctx context.Context, target string, X [][]float64, y []float64, effort float64, seed int64) (*lawModel, error) {
+	return m.fit(ctx, target, X, y, effort, seed, nil)
 }
 
 // options are the options of a symbolic fit at the given effort. In
@@ -116,11 +117,48 @@ func fromSymbolic(m *symbolic.Model, X [][]float64) *lawModel {
 	return law
 }
 
-// fit fits symbolic regression on all features, starting from seeds beside
-// the search's own (nil in symbolic mode).
-func (m *symbolicMode) fit(ctx context.Context, X [][]float64, y []float64, effort float64, seed int64, seeds []*symbolic.Model) (*lawModel, error) {
+// withUnits gives a search for target the declared dimensions of the
+// features and of target (units: constraint), so that it refuses
+// dimensionally inconsistent candidates when all of them are declared
+// (symbolic.Options.InputUnits). Without units it leaves opts unchanged.
+func (m *symbolicMode) withUnits(opts *symbolic.Options, target string) {
+	declared := m.plan.constraints.Units
+	if len(declared) == 0 {
+		return
+	}
+	if d, ok := declared[target]; ok {
+		opts.TargetUnit = &d
+	}
+	opts.InputUnits = make([]*units.Dim, len(m.data.features))
+	for j, name := range m.data.features {
+		if d, ok := declared[name]; ok {
+			opts.InputUnits[j] = &d
+		}
+	}
+}
+
+// dimensionallyConsistent says whether model, a law for target, is
+// dimensionally consistent (symbolic.Model.DimensionallyConsistent); nil
+// unless target and every feature the model uses have declared units.
+func (m *symbolicMode) dimensionallyConsistent(model *symbolic.Model, target string) *bool {
+	var opts symbolic.Options
+	m.withUnits(&opts, target)
+	if opts.TargetUnit == nil {
+		return nil
+	}
+	consistent, ok := model.DimensionallyConsistent(opts.InputUnits, *opts.TargetUnit)
+	if !ok {
+		return nil
+	}
+	return &consistent
+}
+
+// fit fits symbolic regression on all features for target, starting from
+// seeds beside the search's own (nil in symbolic mode).
+func (m *symbolicMode) fit(ctx context.Context, target string, X [][]float64, y []float64, effort float64, seed int64, seeds []*symbolic.Model) (*lawModel, error) {
 	opts := m.options(effort, seed)
 	opts.Seeds = seeds
+	m.withUnits(&opts, target)
 	res, err := symbolic.Fit(ctx, X, y, m.data.features, opts)
 	if err != nil {
 		return nil, err
@@ -142,6 +180,7 @@ func (m *symbolicMode) search(ctx context.Context, target string, y []float64, s
 	opts := m.options(effortFull, m.plan.spec.Seed)
 	opts.Progress = m.track.progressFunc(progressFrom, 1)
 	opts.Seeds = seeds
+	m.withUnits(&opts, target)
 	res, err := symbolic.Fit(searchCtx, Xt, yt, m.data.features, opts)
 	m.noteExpiry(searchCtx)
 	if err != nil && (res == nil || res.Best == nil) {
@@ -153,9 +192,12 @@ func (m *symbolicMode) search(ctx context.Context, target string, y []float64, s
 	m.result.Summary.Searches = append(m.result.Summary.Searches,
 		SearchReport{Target: target, Generations: res.Generations, Stop: res.Stop})
 	chosen := fromSymbolic(res.Best, m.data.X)
+	chosen.dimensionallyConsistent = m.dimensionallyConsistent(res.Best, target)
 	var alts []*lawModel
 	for _, alt := range paretoNeighbours(res.Front, res.Best) {
-		alts = append(alts, fromSymbolic(alt, m.data.X))
+		law := fromSymbolic(alt, m.data.X)
+		law.dimensionallyConsistent = m.dimensionallyConsistent(alt, target)
+		alts = append(alts, law)
 	}
 	m.plotPareto(target, res.Front, res.Best)
 	return chosen, alts, nil

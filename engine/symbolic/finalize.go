@@ -70,6 +70,11 @@ func (p *problem) model(e *expr, opt *constOptimizer) *Model {
 	if math.IsInf(mse, 0) {
 		return nil
 	}
+	if p.dims != nil {
+		if ok, _ := dimensionallyConsistent(t, p.dims, p.target); !ok {
+			return nil
+		}
+	}
 	return &Model{
 		Expression: format(e, p.names),
 		Complexity: e.complexity(),

@@ -71,6 +71,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		return &Result{Best: m, Front: []*Model{m}, Stop: StopTrivial}, nil
 	}
 	p.setSearchRows(s.seed)
+	p.dims, p.target = searchDims(opts, g.vars)
 
 	var seeds []tree
 	for _, m := range opts.Seeds {

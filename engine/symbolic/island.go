@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/discolab/disco/engine/units"
 )
 
 // problem is the read-only data every island shares.
@@ -18,6 +20,12 @@ type problem struct {
 	s     settings
 
 	expired func() bool // reports whether the time limit or context ran out
+
+	// dims are the inputs' dimensions and target the target's when the
+	// search checks dimensional consistency (Options.InputUnits); nil
+	// otherwise.
+	dims   []*units.Dim
+	target *units.Dim
 
 	// The evolutionary search scores individuals on a fixed random subset
 	// of at most maxSearchRows rows: selection only needs to rank them,
@@ -83,8 +91,12 @@ func newIsland(p *problem, seed int64, index int) *island {
 // evaluate scores t (after constant folding) and records it on the front.
 func (isl *island) evaluate(t tree) individual {
 	isl.evals++
-	ind := evaluate(isl.ev, isl.p.searchY, t)
-	return ind
+	if isl.p.dims != nil {
+		if ok, _ := dimensionallyConsistent(t, isl.p.dims, nil); !ok {
+			return individual{t: t, loss: math.Inf(1), size: t.complexity()}
+		}
+	}
+	return evaluate(isl.ev, isl.p.searchY, t)
 }
 
 // initialize fills the population with the seeds followed by random trees

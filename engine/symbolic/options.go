@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/discolab/disco/engine/units"
 )
 
 // Options configure Fit. Zero values select the defaults documented on each
@@ -26,6 +28,14 @@ type Options struct {
 	// the operators, the usable inputs or the size and depth limits is
 	// skipped.
 	Seeds []*Model
+	// InputUnits gives each input's dimension, in input order (nil:
+	// unknown), and TargetUnit the target's. When both are set and every
+	// input the search may use has a dimension, the search refuses
+	// dimensionally inconsistent candidates (dims.go) as it refuses
+	// undefined ones: they get infinite loss where candidates are scored,
+	// and printed models that are inconsistent leave the final front.
+	InputUnits []*units.Dim
+	TargetUnit *units.Dim
 }
 
 // DefaultOperators is the operator set used when Options.Operators is empty.
