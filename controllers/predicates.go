@@ -46,13 +46,16 @@ func notProgressOnly() predicate.Predicate {
 }
 
 // progressOnly reports whether two versions of a run differ only in their reported
-// progress (and the resourceVersion and managed fields every write moves).
+// progress (and the resourceVersion and managed fields every write moves). The fields are
+// blanked in shallow copies: only top-level fields are assigned, so the informer's objects
+// stay untouched without a deep copy of each on every progress write.
 func progressOnly(old, cur *discov1.Run) bool {
-	strip := func(r *discov1.Run) *discov1.Run {
-		r = r.DeepCopy()
-		r.ResourceVersion, r.ManagedFields = "", nil
-		r.Status.Pipeline, r.Status.Progress, r.Status.EstimatedCompletion = discov1.Pipeline{}, nil, nil
-		return r
+	strip := func(r *discov1.Run) discov1.Run {
+		c := *r
+		c.ResourceVersion, c.ManagedFields = "", nil
+		c.Status.Pipeline, c.Status.Progress, c.Status.EstimatedCompletion = discov1.Pipeline{}, nil, nil
+		return c
 	}
-	return equality.Semantic.DeepEqual(strip(old), strip(cur))
+	a, b := strip(old), strip(cur)
+	return equality.Semantic.DeepEqual(&a, &b)
 }

@@ -38,6 +38,10 @@ func TestProgressOnlyRunUpdatesEnqueueNothing(t *testing.T) {
 	if run.Update(progress) {
 		t.Error("a progress-only run update enqueues the run")
 	}
+	if tick.ResourceVersion != "8" || tick.Status.Progress != &more || tick.Status.EstimatedCompletion != &eta ||
+		running.Status.Pipeline.CurrentStage != "data_validation" || len(tick.Status.Pipeline.Stages) != 2 {
+		t.Error("comparing the versions changed the informer's objects")
+	}
 
 	changes := map[string]func(*discov1.Run){
 		"phase":    func(r *discov1.Run) { r.Status.Phase = discov1.RunCompleted },
