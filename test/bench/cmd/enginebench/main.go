@@ -2,7 +2,7 @@
 // runs disco's engine on them (see test/bench/README.md).
 //
 //	enginebench gen -out DIR [-n 20]
-//	enginebench run -cases DIR -out ours.json [-time-limit 20s] [-pc pc.json] [-parts ...]
+//	enginebench run -cases DIR -out ours.json [-time-limit 20s] [-pc pc.json] [-parts ...] [-units]
 //
 // gen writes the CSV files and DIR/manifest.json that the Python peers read;
 // run runs engine.Discover (symbolic mode) on every Feynman case of the
@@ -290,6 +290,7 @@ func run(args []string) error {
 	consNoise := fs.Float64("cons-noise", 0.01, "noise of the conservation trajectories (fraction of each variable's RMS)")
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
+	withUnits := fs.Bool("units", false, "declare each Feynman case's units (bench.FeynmanUnits) as a units: constraint")
 	mode := (*engine.Mode)(fs.String("mode", string(engine.ModeSymbolic), "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)"))
 	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
 	if *mode != engine.ModeSymbolic && *mode != engine.ModeNeuroSymbolic && *mode != engine.ModeNeural {
@@ -317,7 +318,7 @@ func run(args []string) error {
 		want[strings.TrimSpace(p)] = true
 	}
 	rep := report{Config: map[string]any{
-		"time_limit_s": timeLimit.Seconds(), "mode": *mode, "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
+		"time_limit_s": timeLimit.Seconds(), "mode": *mode, "units": *withUnits, "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
 		"pc_depth": *depth, "calib_seeds": *calibSeeds, "calib_time_limit_s": calibLimit.Seconds(),
 		"started": time.Now().UTC().Format(time.RFC3339),
 	}}
@@ -332,7 +333,15 @@ func run(args []string) error {
 			for _, nl := range noiseLevels {
 				key := fmt.Sprint(nl)
 				path := filepath.Join(*casesDir, c.Files[key])
-				r := runFeynman(ctx, path, *mode, *seed, *timeLimit, *epochs)
+				var constraints []string
+				if *withUnits {
+					u, ok := bench.FeynmanUnits[c.Name]
+					if !ok {
+						return fmt.Errorf("run: -units: no units for %s", c.Name)
+					}
+					constraints = []string{"units:" + u}
+				}
+				r := runFeynman(ctx, path, *mode, *seed, *timeLimit, *epochs, constraints)
 				r.Name, r.Noise = c.Name, key
 				if *mode == engine.ModeNeural && r.Error == "" {
 					r.Structure, r.Error = structureOf(r.Expression, c.Name, path)
@@ -439,7 +448,7 @@ func run(args []string) error {
 	return save()
 }
 
-func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, limit time.Duration, epochs int) feynmanResult {
+func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, limit time.Duration, epochs int, constraints []string) feynmanResult {
 	var r feynmanResult
 	f, err := data.Load(path, "csv")
 	if err != nil {
@@ -447,7 +456,7 @@ func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, 
 		return r
 	}
 	spec := engine.Spec{Mode: mode, Targets: []string{"y"}, Seed: seed, TimeLimit: limit,
-		Parameters: engine.Parameters{Epochs: epochs}}
+		Parameters: engine.Parameters{Epochs: epochs, Constraints: constraints}}
 	start := time.Now()
 	res, err := engine.Discover(ctx, f, spec, nil)
 	r.WallSeconds = time.Since(start).Seconds()

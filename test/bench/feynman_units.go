@@ -1,0 +1,62 @@
+package bench
+
+// FeynmanUnits gives the SI unit of every variable of each Feynman
+// equation and of its target y, as the value of the engine's units:
+// constraint (engine/units syntax; an empty unit is dimensionless). The
+// physical meaning of each variable is that of the AI Feynman database's
+// units table (Udrescu & Tegmark 2020, units.csv), written in SI units:
+// angles, refractive indices, ratios and counts are dimensionless, and the
+// dimensional constants that the database treats as variables (G, kb, h,
+// c, epsilon) carry their units.
+var FeynmanUnits = map[string]string{
+	"I.6.2a":    "theta=,y=",
+	"I.6.2":     "sigma=,theta=,y=",
+	"I.8.14":    "x1=m,x2=m,y1=m,y2=m,y=m",
+	"I.10.7":    "m_0=kg,v=m/s,c=m/s,y=kg",
+	"I.11.19":   "x1=m,x2=m,x3=m,y1=m,y2=m,y3=m,y=m^2",
+	"I.12.1":    "mu=,Nn=N,y=N",
+	"I.12.2":    "q1=C,q2=C,epsilon=F/m,r=m,y=N",
+	"I.12.4":    "q1=C,epsilon=F/m,r=m,y=V/m",
+	"I.12.11":   "q=C,Ef=V/m,B=T,v=m/s,theta=,y=N",
+	"I.13.4":    "m=kg,v=m/s,u=m/s,w=m/s,y=J",
+	"I.13.12":   "m1=kg,m2=kg,r1=m,r2=m,G=m^3/(kg*s^2),y=J",
+	"I.14.3":    "m=kg,g=m/s^2,z=m,y=J",
+	"I.14.4":    "k_spring=N/m,x=m,y=J",
+	"I.15.1":    "m_0=kg,v=m/s,c=m/s,y=kg*m/s",
+	"I.16.6":    "c=m/s,v=m/s,u=m/s,y=m/s",
+	"I.18.4":    "m1=kg,m2=kg,r1=m,r2=m,y=m",
+	"I.18.12":   "r=m,F=N,theta=,y=N*m",
+	"I.24.6":    "m=kg,omega=1/s,omega_0=1/s,x=m,y=J",
+	"I.25.13":   "q=C,C=F,y=V",
+	"I.26.2":    "n=,theta2=,y=",
+	"I.27.6":    "d1=m,d2=m,n=,y=m",
+	"I.29.4":    "omega=1/s,c=m/s,y=1/m",
+	"I.32.5":    "q=C,a=m/s^2,epsilon=F/m,c=m/s,y=W",
+	"I.34.8":    "q=C,v=m/s,B=T,p=kg*m/s,y=1/s",
+	"I.34.14":   "c=m/s,v=m/s,omega_0=1/s,y=1/s",
+	"I.34.27":   "omega=1/s,h=J*s,y=J",
+	"I.37.4":    "I1=W/m^2,I2=W/m^2,delta=,y=W/m^2",
+	"I.39.10":   "pr=Pa,V=m^3,y=J",
+	"I.39.11":   "gamma_=,pr=Pa,V=m^3,y=J",
+	"I.39.22":   "n=,T=K,V=m^3,kb=J/K,y=Pa",
+	"I.43.31":   "mob=s/kg,T=K,kb=J/K,y=m^2/s",
+	"I.47.23":   "gamma_=,pr=Pa,rho=kg/m^3,y=m/s",
+	"I.48.2":    "m=kg,v=m/s,c=m/s,y=J",
+	"I.50.26":   "x1=m,omega=1/s,t=s,alpha=,y=m",
+	"II.2.42":   "kappa=W/(m*K),T1=K,T2=K,A=m^2,d=m,y=W",
+	"II.3.24":   "Pwr=W,r=m,y=W/m^2",
+	"II.4.23":   "q=C,epsilon=F/m,r=m,y=V",
+	"II.6.15b":  "epsilon=F/m,p_d=C*m,theta=,r=m,y=V/m",
+	"II.8.31":   "epsilon=F/m,Ef=V/m,y=J/m^3",
+	"II.11.28":  "n=1/m^3,alpha=m^3,y=",
+	"II.13.17":  "epsilon=F/m,c=m/s,I_=A,r=m,y=T",
+	"II.15.4":   "mom=A*m^2,B=T,theta=,y=J",
+	"II.24.17":  "omega=1/s,c=m/s,d=m,y=1/m",
+	"II.34.2a":  "q=C,v=m/s,r=m,y=A",
+	"II.38.3":   "Y=Pa,A=m^2,d=m,x=m,y=N",
+	"III.4.33":  "h=J*s,omega=1/s,kb=J/K,T=K,y=J",
+	"III.7.38":  "mom=A*m^2,B=T,h=J*s,y=1/s",
+	"III.15.27": "alpha=,n=,d=m,y=1/m",
+	"III.17.37": "beta_=,alpha=,theta=,y=",
+	"III.21.20": "rho_c_0=C/m^3,q=C,A_vec=T*m,m=kg,y=A/m^2",
+}
