@@ -90,7 +90,10 @@
 // final front. A law is consistent when some assignment of units to its
 // fitted constants makes every sum add terms of one dimension, the
 // arguments of sin, cos, tan, exp, log and tanh dimensionless and the
-// whole the target's dimension (engine/symbolic dims.go). Without units,
+// whole the target's dimension (engine/symbolic dims.go). Before its
+// other seeding passes such a search also fits the law on the
+// dimensionless groups of its inputs (Buckingham π; engine/symbolic
+// pigroups.go) and starts from the result. Without units,
 // or with some of those columns undeclared, the search is unchanged.
 // Other modes ignore units.
 //

@@ -116,3 +116,54 @@ func TestSearchDimsNeedEveryInput(t *testing.T) {
 		t.Error("checked without a target dimension")
 	}
 }
+
+// The pendulum's period T = 2π·sqrt(L/g) has one π-group, T²·g/L, and it
+// holds the target: the dimensionless search needs no search at all and
+// seeds sqrt(L/g), which the scaling turns into the law. The bob's mass m
+// is in no group, so no seed uses it.
+func TestPiSeedsPendulum(t *testing.T) {
+	rng := newTestRand(5)
+	X := sample(rng, 3, 200, 1, 5) // L, g, m
+	y := target(X, func(x []float64) float64 { return 2 * math.Pi * math.Sqrt(x[0]/x[1]) })
+	p := testProblem(X, y, Options{})
+	p.expired = func() bool { return false }
+	p.dims, p.target = dimsOf(t, "m", "m/s^2", "kg"), dimsOf(t, "s")[0]
+	seeds := piSeeds(context.Background(), p, Options{}, 0)
+	if len(seeds) != 1 || !reproducedBy(seeds, X, y) {
+		t.Fatalf("seeds %v do not reproduce the period", seeds)
+	}
+	for _, nd := range seeds[0] {
+		if nd.op == opVar && nd.v == 2 {
+			t.Errorf("seed %v uses the mass", seeds[0])
+		}
+	}
+	p.dims = nil
+	if s := piSeeds(context.Background(), p, Options{}, 0); s != nil {
+		t.Errorf("seeds without units: %v", s)
+	}
+}
+
+// Relativistic mass m = m0/sqrt(1 − v²/c²): the groups v/c and y/m0 leave
+// a one-variable search, whose law comes back over m0, v and c.
+func TestPiSeedsRelativisticMass(t *testing.T) {
+	rng := newTestRand(6)
+	n := 300
+	m0, v, c := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range m0 {
+		m0[i], v[i], c[i] = 1+4*rng.Float64(), 1+rng.Float64(), 3+7*rng.Float64()
+	}
+	X := [][]float64{m0, v, c}
+	y := target(X, func(x []float64) float64 { return x[0] / math.Sqrt(1-x[1]*x[1]/(x[2]*x[2])) })
+	p := testProblem(X, y, Options{Seed: 1})
+	p.expired = func() bool { return false }
+	p.dims, p.target = dimsOf(t, "kg", "m/s", "m/s"), dimsOf(t, "kg")[0]
+	seeds := piSeeds(context.Background(), p, Options{Seed: 1}, 0)
+	if !reproducedBy(seeds, X, y) {
+		t.Fatalf("no seed of %d reproduces m0/sqrt(1 - v²/c²)", len(seeds))
+	}
+	// A target whose dimension no product of the inputs has: no seeds.
+	p.target = dimsOf(t, "A")[0]
+	if s := piSeeds(context.Background(), p, Options{Seed: 1}, 0); s != nil {
+		t.Errorf("seeds for a target in amperes: %v", s)
+	}
+}

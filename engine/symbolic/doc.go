@@ -37,6 +37,11 @@
 //     search over supports, scored by the explicit error of P/Q, picks the
 //     rest. This yields weighted means, parallel sums and relativistic
 //     factors that evolution assembles only slowly.
+//   - Units: with Options.InputUnits and TargetUnit covering every usable
+//     input, dimensionally inconsistent candidates score as invalid ones
+//     (dims.go), and a search on the dimensionless groups of the inputs
+//     (Buckingham π) runs before the other seeding passes and seeds its
+//     front, written back in the inputs (pigroups.go).
 //   - Invalid values: an expression that yields NaN or ±Inf on any row has
 //     infinite loss and is never selected, so printed models are defined
 //     on all training data.

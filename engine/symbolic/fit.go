@@ -85,6 +85,9 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		p.expired = func() bool {
 			return expired() || (opts.TimeLimit > 0 && time.Since(start) >= searchLimit*3/10)
 		}
+		// The dimensionless search runs first, within a fifth of the
+		// search time when there is a limit (pigroups.go).
+		seeds = append(seeds, piSeeds(ctx, p, opts, searchLimit/5)...)
 		pl := powerLawSeeds(p)
 		var mono tree
 		if len(pl) > 0 {
