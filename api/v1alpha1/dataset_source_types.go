@@ -88,3 +88,13 @@ func (d *Dataset) File() (key string, size int64, sha256 string) {
 	}
 	return "", 0, ""
 }
+
+// DisplayName is the name users see: spec.displayName, or the object's name for a dataset
+// applied without one (a Dataset's spec is immutable, so the controller cannot default it
+// as it does a Project's; issue 14, item 6).
+func (d *Dataset) DisplayName() string {
+	if d.Spec.DisplayName != "" {
+		return d.Spec.DisplayName
+	}
+	return d.Name
+}

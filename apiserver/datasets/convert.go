@@ -41,14 +41,15 @@ func Of(d *discov1.Dataset) Dataset {
 		vars = []string{}
 	}
 	phase := Phase(d)
+	_, size, sum := d.File()
 	return Dataset{
 		ID:           d.ID(),
 		ProjectID:    d.ProjectID(),
-		Name:         d.Spec.DisplayName,
+		Name:         d.DisplayName(),
 		Format:       d.Spec.Format,
 		Status:       string(phase),
-		SizeBytes:    d.Spec.SizeBytes,
-		SHA256:       d.Spec.SHA256,
+		SizeBytes:    size,
+		SHA256:       sum,
 		Rows:         d.Status.Rows,
 		Columns:      d.Status.Columns,
 		Variables:    vars,

@@ -81,8 +81,11 @@ var datasetSort = pagination.Spec[*discov1.Dataset]{
 	Name: "datasets",
 	Fields: map[string]func(*discov1.Dataset) pagination.Key{
 		"created_at": func(d *discov1.Dataset) pagination.Key { return resource.CreatedKey(d) },
-		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.Spec.DisplayName)) },
-		"size_bytes": func(d *discov1.Dataset) pagination.Key { return pagination.Number(float64(d.Spec.SizeBytes)) },
+		"name":       func(d *discov1.Dataset) pagination.Key { return pagination.String(strings.ToLower(d.DisplayName())) },
+		"size_bytes": func(d *discov1.Dataset) pagination.Key {
+			_, size, _ := d.File()
+			return pagination.Number(float64(size))
+		},
 	},
 	DefaultSort: "created_at", DefaultOrder: pagination.Desc,
 	ID: func(d *discov1.Dataset) string { return d.Name },
