@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/internal/ids"
 )
 
@@ -151,4 +152,55 @@ func TestDatasetsAndRunsNamedByHandAreReachableByTheirID(t *testing.T) {
 	}
 	call(t, "GET", datasets+"/"+did, env.adminB, nil).expect(t, 404, "not_found")
 	call(t, "GET", runs+"/"+rid, env.adminB, nil).expect(t, 404, "not_found")
+}
+
+// A Project and Campaign applied with kubectl under human names are governed under their
+// public ids: a key restricted to the project lists it, and governance changes through
+// REST are ledgered in the project's ledger, naming the campaign by its id (issue 14, item
+// 6; DESIGN.md: every governance event is ledgered).
+func TestObjectsNamedByHandAreGovernedUnderTheirIDs(t *testing.T) {
+	ctx := context.Background()
+	ns := nsA()
+	pid := discov1.PublicIDFor(ids.Project, ns, "governed-lab")
+	cid := discov1.PublicIDFor(ids.Campaign, ns, "governed-screen")
+	proj := &discov1.Project{
+		ObjectMeta: metav1.ObjectMeta{Name: "governed-lab", Namespace: ns, Labels: map[string]string{discov1.LabelID: pid}},
+		Spec:       discov1.ProjectSpec{DisplayName: "Governed lab", State: discov1.ProjectActive},
+	}
+	must(t, env.direct.Create(ctx, proj))
+	proj.Status.ID, proj.Status.TenantID = pid, env.tenantA // as the controller records them
+	must(t, env.direct.Status().Update(ctx, proj))
+	camp := &discov1.Campaign{
+		ObjectMeta: metav1.ObjectMeta{Name: "governed-screen", Namespace: ns, Labels: map[string]string{discov1.LabelID: cid}},
+		Spec: discov1.CampaignSpec{ProjectRef: &discov1.ObjectRef{Name: "governed-lab"}, DisplayName: "Governed screen",
+			Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 2}},
+	}
+	must(t, env.direct.Create(ctx, camp))
+
+	eventually(t, func() error {
+		if r := call(t, "GET", "/v1/projects/"+pid+"/campaigns/"+cid, env.adminA, nil); r.Status != 200 {
+			return fmt.Errorf("campaign by id: %d %s", r.Status, r.Raw)
+		}
+		return nil
+	})
+	restricted := newKey(t, env.tenantA, []string{auth.ProjectsRead}, pid)
+	r := call(t, "GET", "/v1/projects", restricted, nil).expect(t, 200)
+	if data, _ := r.JSON["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != pid {
+		t.Fatalf("projects of a key restricted to %s: %s", pid, r.Raw)
+	}
+
+	call(t, "PATCH", "/v1/projects/"+pid, env.adminA, map[string]any{"settings": map[string]any{
+		"governance": map[string]any{"promotion_ceiling": "explore"}}}).expect(t, 200)
+	call(t, "PATCH", "/v1/projects/"+pid+"/campaigns/"+cid, env.adminA, map[string]any{
+		"governance": map[string]any{"promotion_ceiling": "explore"}}).expect(t, 200)
+	entries := policyEntries(t, pid)
+	if len(entries) != 2 {
+		t.Fatalf("%d policy_changed entries in the project's ledger, want 2: %v", len(entries), entries)
+	}
+	if d := entries[0]["details"].(map[string]any); entries[0]["project_id"] != pid || d["resource"] != "project" || d["project_id"] != pid {
+		t.Fatalf("project entry: %v", entries[0])
+	}
+	if d := entries[1]["details"].(map[string]any); entries[1]["project_id"] != pid || d["resource"] != "campaign" || d["campaign_id"] != cid {
+		t.Fatalf("campaign entry: %v", entries[1])
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // Service changes campaigns without HTTP: a merge patch applied to the version the API
@@ -40,11 +39,11 @@ var patchFields = []string{"name", "description", "status", "budget", "governanc
 // stops a campaign's spending. Archiving an archived campaign changes nothing.
 func (s *Service) Update(ctx context.Context, cached *discov1.Campaign, cond *resource.IfMatch, patch map[string]any) (*discov1.Campaign, error) {
 	p, _ := auth.Who(ctx)
-	id := ids.FromName(cached.Name)
+	id := cached.ID()
 	var before, after campaignPolicy
 	var prev discov1.CampaignGovernance
 	upd, err := resource.UpdateFresh(ctx, s.Kit, cached, cond, "campaign", id,
-		func(cur *discov1.Campaign) bool { return cur.Spec.ProjectID == cached.Spec.ProjectID },
+		func(cur *discov1.Campaign) bool { return cur.ProjectID() == cached.ProjectID() },
 		func(cur *discov1.Campaign) (*discov1.Campaign, error) {
 			next, err := patchedCampaign(cur, patch)
 			if err != nil {
@@ -60,7 +59,7 @@ func (s *Service) Update(ctx context.Context, cached *discov1.Campaign, cond *re
 	if err != nil {
 		return nil, err
 	}
-	if err := projects.RecordUpdate(ctx, s.Policy, upd, projects.PolicyChange{ProjectID: cached.Spec.ProjectID,
+	if err := projects.RecordUpdate(ctx, s.Policy, upd, projects.PolicyChange{ProjectID: cached.ProjectID(),
 		Resource: "campaign", ID: id, Field: "body.governance", Before: before, After: after},
 		func(cur *discov1.Campaign) { cur.Spec.Governance = prev }); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"github.com/discolab/disco/apiserver/apierror"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/internal/governance"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // annotationUpdatedAt records the last change made through the facade (Kubernetes keeps
@@ -146,7 +145,7 @@ func Archived(proj *discov1.Project, what string) error {
 	if proj.Spec.State != discov1.ProjectArchived {
 		return nil
 	}
-	id := ids.FromName(proj.Name)
+	id := proj.ID()
 	return apierror.Conflict("project %s is archived and accepts no %s; set its status to active first", id, what).
 		With("project_id", id).With("status", string(discov1.ProjectArchived))
 }

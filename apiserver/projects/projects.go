@@ -146,7 +146,7 @@ func (s *handlers) listProjects(ctx context.Context, in *listProjectsInput) (*re
 	items := make([]*discov1.Project, 0, len(list.Items))
 	for i := range list.Items {
 		pr := &list.Items[i]
-		if pr.DeletionTimestamp != nil || !p.AllowsProject(ids.FromName(pr.Name)) || (in.Status != "" && Status(pr) != in.Status) {
+		if pr.DeletionTimestamp != nil || !p.AllowsProject(pr.ID()) || (in.Status != "" && Status(pr) != in.Status) {
 			continue
 		}
 		items = append(items, pr)

@@ -10,7 +10,6 @@ import (
 	"github.com/discolab/disco/apiserver/auth"
 	"github.com/discolab/disco/apiserver/resource"
 	"github.com/discolab/disco/apiserver/transport"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // Service changes projects: a merge patch applied to the version the API server has,
@@ -32,13 +31,13 @@ type Service struct {
 // ledgered is undone.
 func (s *Service) Update(ctx context.Context, cached *discov1.Project, cond *resource.IfMatch, patch map[string]any) (*discov1.Project, error) {
 	p, t := auth.Who(ctx)
-	id := ids.FromName(cached.Name)
+	id := cached.ID()
 	var (
 		before, after  Governance
 		prevGovernance discov1.GovernanceSettings
 	)
 	upd, err := resource.UpdateFresh(ctx, s.Kit, cached, cond, "project", id,
-		func(cur *discov1.Project) bool { return cur.Spec.TenantID == t.ID },
+		func(cur *discov1.Project) bool { return cur.TenantID() == t.ID },
 		func(cur *discov1.Project) (*discov1.Project, error) {
 			next, err := s.patchedProject(cur, patch)
 			if err != nil {
