@@ -2,13 +2,10 @@ package campaigns
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -105,22 +102,9 @@ func TestUpdateValidatesTheMergedCampaign(t *testing.T) {
 // A write by someone else between the read and the update is retried against the new
 // version; the campaign's governance needs governance:write, restating it does not.
 func TestUpdateRetriesAConcurrentWriteAndGuardsGovernance(t *testing.T) {
-	raced := false
-	svc, c, cached := newService(t, interceptor.Funcs{Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-		if !raced {
-			raced = true
-			var other discov1.Campaign
-			if err := cl.Get(ctx, client.ObjectKeyFromObject(obj), &other); err != nil {
-				return err
-			}
-			other.Spec.Description = "a controller's write"
-			if err := cl.Update(ctx, &other); err != nil {
-				return err
-			}
-			return apierrors.NewConflict(schema.GroupResource{Resource: "campaigns"}, obj.GetName(), errors.New("modified"))
-		}
-		return cl.Update(ctx, obj, opts...)
-	}})
+	svc, c, cached := newService(t, roomtest.RacingUpdate("campaigns", func(other *discov1.Campaign) {
+		other.Spec.Description = "a controller's write"
+	}))
 	if _, err := svc.Update(writer(), cached, nil, map[string]any{"name": "renamed", "governance": map[string]any{"promotion_ceiling": "validate"}}); err != nil {
 		t.Fatal(err)
 	}

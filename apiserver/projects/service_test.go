@@ -2,12 +2,9 @@ package projects
 
 import (
 	"context"
-	"errors"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -69,22 +66,9 @@ func TestUpdateRetriesAConcurrentWriteUnlessIfMatchNamedAVersion(t *testing.T) {
 		wantCode string
 	}{{"no If-Match", false, ""}, {"If-Match", true, apierror.CodePreconditionFailed}} {
 		t.Run(tc.name, func(t *testing.T) {
-			raced := false
-			svc, c, cached := newService(t, interceptor.Funcs{Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-				if !raced {
-					raced = true
-					var other discov1.Project
-					if err := cl.Get(ctx, client.ObjectKeyFromObject(obj), &other); err != nil {
-						return err
-					}
-					other.Spec.Description = "a controller's write"
-					if err := cl.Update(ctx, &other); err != nil {
-						return err
-					}
-					return apierrors.NewConflict(schema.GroupResource{Resource: "projects"}, obj.GetName(), errors.New("modified"))
-				}
-				return cl.Update(ctx, obj, opts...)
-			}})
+			svc, c, cached := newService(t, roomtest.RacingUpdate("projects", func(other *discov1.Project) {
+				other.Spec.Description = "a controller's write"
+			}))
 			var cond *resource.IfMatch
 			if tc.ifMatch {
 				var err error

@@ -5,10 +5,14 @@ package roomtest
 
 import (
 	"context"
+	"errors"
+	"reflect"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -50,4 +54,26 @@ func Kit(t testing.TB, funcs interceptor.Funcs, objs ...client.Object) (*resourc
 	}
 	c := fake.NewClientBuilder().WithScheme(sc).WithObjects(objs...).WithInterceptorFuncs(funcs).Build()
 	return resource.NewKit(resource.Kit{Client: c, APIReader: c, Now: func() time.Time { return time.Unix(1700000000, 0) }}), c
+}
+
+// RacingUpdate intercepts the first Update as a controller writing between the caller's
+// read and its write does: change is applied to the object as stored, and the caller's
+// write is answered with a conflict. Later updates go through.
+func RacingUpdate[T client.Object](resource string, change func(T)) interceptor.Funcs {
+	raced := false
+	return interceptor.Funcs{Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+		if raced {
+			return cl.Update(ctx, obj, opts...)
+		}
+		raced = true
+		other := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(T)
+		if err := cl.Get(ctx, client.ObjectKeyFromObject(obj), other); err != nil {
+			return err
+		}
+		change(other)
+		if err := cl.Update(ctx, other); err != nil {
+			return err
+		}
+		return apierrors.NewConflict(schema.GroupResource{Resource: resource}, obj.GetName(), errors.New("modified"))
+	}}
 }
