@@ -236,7 +236,8 @@ func measureInChild(ctx context.Context, variant, kubeconfig, profile string, ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(), childEnv+"="+variant, kubeconfigEnv+"="+kubeconfig, profileEnv+"="+profile)
+	v, _ := variantByName(variant)
+	cmd.Env = append(append(os.Environ(), childEnv+"="+variant, kubeconfigEnv+"="+kubeconfig, profileEnv+"="+profile), v.env...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -74,9 +75,15 @@ func newScheme() (*kruntime.Scheme, error) {
 // watched are the kinds whose informers the manager opens: its controllers' For, Owns and
 // Watches (controllers/*SetupWithManager) and the kinds its reconcilers read through the
 // cached client.
-func watched() []client.Object {
+func watched(metadataClaims bool) []client.Object {
+	var claim client.Object = &discov1.Claim{}
+	if metadataClaims {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(discov1.GroupVersion.WithKind("Claim"))
+		claim = m
+	}
 	return []client.Object{
-		&discov1.Tenant{}, &discov1.Project{}, &discov1.Campaign{}, &discov1.Run{}, &discov1.Claim{},
+		&discov1.Tenant{}, &discov1.Project{}, &discov1.Campaign{}, &discov1.Run{}, claim,
 		&discov1.ClaimPromotion{}, &discov1.Dataset{},
 		&batchv1.Job{}, &corev1.Namespace{}, &corev1.ResourceQuota{}, &corev1.LimitRange{}, &corev1.Secret{},
 		&rbacv1.Role{}, &rbacv1.RoleBinding{},
@@ -113,7 +120,7 @@ func child(name string) error {
 	start := time.Now()
 	errs := make(chan error, 1)
 	go func() { errs <- mgr.Start(ctx) }()
-	for _, obj := range watched() {
+	for _, obj := range watched(v.metadataClaims) {
 		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 			return fmt.Errorf("informer %T: %w", obj, err)
 		}
@@ -128,20 +135,24 @@ func child(name string) error {
 	}
 	m.SyncSeconds = time.Since(start).Seconds()
 	m.Cached = map[string]int{}
-	for _, obj := range watched() {
+	for _, obj := range watched(v.metadataClaims) {
 		gvk, err := mgr.GetClient().GroupVersionKindFor(obj)
 		if err != nil {
 			return err
 		}
-		list, err := mgr.GetScheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err != nil {
-			return err
+		var list client.ObjectList = &metav1.PartialObjectMetadataList{}
+		list.GetObjectKind().SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if _, partial := obj.(*metav1.PartialObjectMetadata); !partial {
+			typed, err := mgr.GetScheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err != nil {
+				return err
+			}
+			list = typed.(client.ObjectList)
 		}
-		if err := mgr.GetCache().List(ctx, list.(client.ObjectList), client.UnsafeDisableDeepCopy); err != nil {
+		if err := mgr.GetCache().List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 			return err
 		}
 		m.Cached[gvk.Kind] = meta.LenList(list)
-		list = nil
 	}
 	m.After = settle()
 	if p := os.Getenv(profileEnv); p != "" {

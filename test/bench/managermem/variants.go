@@ -19,6 +19,10 @@ type variant struct {
 	options     func() cache.Options
 	// indexes filters the field indexes of internal/index (nil keeps them all).
 	indexes func(obj client.Object, field string) bool
+	// metadataClaims caches Claims as metadata only (PartialObjectMetadata).
+	metadataClaims bool
+	// env is added to the child's environment (GOMEMLIMIT, GOGC).
+	env []string
 }
 
 var variants = []variant{
@@ -34,6 +38,10 @@ var variants = []variant{
 		options: slimClaims},
 	{name: "intern-claims", about: "Claims without managed fields, their repeated strings interned (unique.Make), every field index",
 		options: internClaims},
+	{name: "metadata-claims", about: "Claims cached as metadata only (a bound: the manager's readers would then read spec and status uncached), every field index but the Claims'",
+		options: index.CacheOptions, indexes: notClaim, metadataClaims: true},
+	{name: "manager-gomemlimit", about: "production cache, with GOMEMLIMIT=460MiB (90% of the manager's 512 MiB limit)",
+		options: index.CacheOptions, env: []string{"GOMEMLIMIT=460MiB"}},
 	{name: "combined", about: "strip-all + slim-claims + no-claim-indexes",
 		options: func() cache.Options {
 			o := stripAll()
