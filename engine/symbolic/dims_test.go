@@ -167,3 +167,17 @@ func TestPiSeedsRelativisticMass(t *testing.T) {
 		t.Errorf("seeds for a target in amperes: %v", s)
 	}
 }
+
+// Dimensionless inputs are their own groups: the search on them would be
+// the main search again, so there are no seeds.
+func TestPiSeedsSkipDimensionlessInputs(t *testing.T) {
+	rng := newTestRand(7)
+	X := sample(rng, 2, 100, 1, 3)
+	y := target(X, func(x []float64) float64 { return math.Exp(-x[0]*x[0]/2) * x[1] })
+	p := testProblem(X, y, Options{})
+	p.expired = func() bool { return false }
+	p.dims, p.target = dimsOf(t, "", "rad"), dimsOf(t, "")[0]
+	if s := piSeeds(context.Background(), p, Options{}, 0); s != nil {
+		t.Errorf("seeds from dimensionless inputs: %v", s)
+	}
+}

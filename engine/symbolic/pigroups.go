@@ -28,7 +28,8 @@ import (
 const piGenerations = 200
 
 // piSeeds returns the dimensionless search's models as trees over the
-// inputs, or nil when the search does not apply: no units, a target whose
+// inputs, or nil when the search does not apply: no units, inputs that are
+// all dimensionless (no fewer groups than inputs), a target whose
 // dimension is no product of the inputs' (then only a dimensional constant
 // can make a law consistent), exponents the operators cannot write, or
 // groups or a target that are not finite on the data.
@@ -70,6 +71,11 @@ func piSeeds(ctx context.Context, p *problem, opts Options, budget time.Duration
 	m := monomialValues(p.cols, vars, scale, n)
 	for i := range z {
 		z[i] = p.y[i] / m[i]
+	}
+	if len(groups) == len(vars) {
+		// Every input is dimensionless (the dimension matrix has rank 0):
+		// the groups are the inputs and there is nothing to gain.
+		return nil
 	}
 	if len(groups) == 0 {
 		// y = c·M: the scaling of the main search supplies c.
