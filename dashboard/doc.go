@@ -52,14 +52,18 @@
 // Pages: sign-in and sign-out; projects (list, create, governance settings, campaigns);
 // campaigns (budget gauges for compute units, runs and expiry; their runs); runs (submit
 // with the API's validation messages at the field; the live pipeline; results, artifacts
-// and plots); claims (filtered by type, tier and run, sorted by score; the claim page with
-// the expression or causal link, scope, Truth Dial score and its parts, every negative
+// and plots); claims (filtered by type, tier, run and a minimum score, sorted by score; the
+// claim page with the expression or causal link, scope, Truth Dial score and its parts, every negative
 // control with its p-value, the fit plot, the Pareto front, the causal graph, tier history
 // and promote/demote with the API's refusal); datasets (streamed upload with a progress
 // bar, 413/422 as messages; the profile); the ledger (entries, chain verification, the
 // signed checkpoint, and each entry's inclusion proof recomputed in the browser); API keys
 // (create with scopes and project restriction, the secret shown once, roll, revoke);
 // webhooks (deliveries with attempts and last answer, redeliver); OAuth clients.
+//
+// The list API has no score filter (discovery-api.md, "List filters seen"), so the claims
+// page's minimum score asks the API for claims sorted by score, high to low, and stops at
+// the first below the minimum; under another sort it filters each page it gets.
 //
 // Not offered, because the REST API does not offer it: managing users (`disco users`
 // does), a histogram per dataset column (the profile has mean, std and missing counts),

@@ -214,6 +214,16 @@ func TestDashboardInChromium(t *testing.T) {
 
 	b.do("list claims", chromedp.Navigate(base+"/projects/"+pid+"/claims?type=law&sort=score&order=desc"), chromedp.WaitVisible(css(`main table`)))
 	b.page("14-claims")
+	// The score filter keeps the claims at or above the minimum, and its address is the link.
+	b.do("filter claims by score", chromedp.SetValue(css(`#f-score`), "0.5"), chromedp.Submit(css(`#f-score`)),
+		chromedp.WaitVisible(css(`#score-note`)))
+	if !strings.Contains(b.location(), "min_score=0.5") {
+		t.Errorf("the score filter is not in the address: %s", b.location())
+	}
+	if low := eval[int](b, `[...document.querySelectorAll('main table tbody meter')].filter(m => +m.getAttribute('value') < 0.5).length`); low != 0 {
+		t.Errorf("%d claims below the minimum score are shown", low)
+	}
+	b.page("14-claims-min-score")
 
 	b.do("verify the ledger", chromedp.Navigate(base+"/projects/"+pid+"/ledger"), chromedp.Click(css(`main form button`)),
 		chromedp.WaitVisible(css(`#verify`)))

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 
@@ -14,16 +15,62 @@ func (d *Dashboard) claims(c *call) error {
 	if err != nil {
 		return err
 	}
+	in := c.r.URL.Query()
 	q := listQuery(c.r, "type", "tier", "run_id", "campaign_id")
+	minScore, scoreErr := minScoreOf(in.Get("min_score"))
+	if minScore != nil && q.Get("sort") == "" {
+		q.Set("sort", "score")
+		q.Set("order", "desc")
+	}
 	var l api.List[api.Claim]
 	if err := c.get("/projects/"+p.ID+"/claims", q, &l); err != nil {
 		return err
 	}
-	in := c.r.URL.Query()
-	return c.show(http.StatusOK, "claims.html", &page{Title: "Claims", Project: p, Section: "claims", Data: map[string]any{
-		"P": p, "List": l.Data, "Pager": pagerOf(c.r, l), "Tiers": tiers, "Types": []string{"law", "causal", "conservation"},
-		"Type": in.Get("type"), "Tier": in.Get("tier"), "RunID": in.Get("run_id"), "Sort": in.Get("sort"), "Order": in.Get("order"),
+	pg := pagerOf(c.r, l)
+	if minScore != nil {
+		var ended bool
+		l.Data, ended = atLeast(l.Data, *minScore, q.Get("sort") == "score" && q.Get("order") != "asc")
+		if ended {
+			pg.Next = ""
+		}
+		pg.Total = nil // the API's count is of the claims before the score filter
+	}
+	status := http.StatusOK
+	if scoreErr != "" {
+		status = http.StatusBadRequest
+	}
+	return c.show(status, "claims.html", &page{Title: "Claims", Project: p, Section: "claims", Data: map[string]any{
+		"P": p, "List": l.Data, "Pager": pg, "Tiers": tiers, "Types": []string{"law", "causal", "conservation"},
+		"Type": in.Get("type"), "Tier": in.Get("tier"), "RunID": in.Get("run_id"), "Sort": q.Get("sort"), "Order": q.Get("order"),
+		"MinScore": in.Get("min_score"), "ScoreError": scoreErr, "ScoreFiltered": minScore != nil,
 	}})
+}
+
+// minScoreOf reads the claims page's min_score: empty means no filter; anything but a
+// number from 0 to 1 (the Truth Dial's range, discovery-api.md "Scores") is refused
+// with a message for the field.
+func minScoreOf(s string) (*float64, string) {
+	v, ok := formFloat(s)
+	if !ok || (v != nil && (math.IsNaN(*v) || *v < 0 || *v > 1)) {
+		return nil, "The minimum score is a number from 0 to 1."
+	}
+	return v, ""
+}
+
+// atLeast keeps the claims scoring at least minScore. The list API has no score filter
+// (discovery-api.md, "List filters seen"), so the page filters what it gets; when the
+// list is sorted by score from high to low, the first claim below the minimum ends the
+// matches, which ended reports (no later page can hold one).
+func atLeast(list []api.Claim, minScore float64, byScoreDesc bool) (kept []api.Claim, ended bool) {
+	kept = list[:0:0]
+	for _, cl := range list {
+		if cl.Score >= minScore {
+			kept = append(kept, cl)
+		} else if byScoreDesc {
+			return kept, true
+		}
+	}
+	return kept, false
 }
 
 // claimView is the claim page.
