@@ -53,7 +53,8 @@
 // campaigns (budget gauges for compute units, runs and expiry; their runs); runs (submit
 // with the API's validation messages at the field; the live pipeline; results, artifacts
 // and plots); claims (filtered by type, tier, run and a minimum score, sorted by score; the
-// claim page with the expression or causal link, scope, Truth Dial score and its parts, every negative
+// claim page with the expression or causal link, scope, Truth Dial score and its parts
+// (with a dynamics law's simulation horizons, NRMSE and term inclusion), every negative
 // control with its p-value, the fit plot, the Pareto front, the causal graph, tier history
 // and promote/demote with the API's refusal); datasets (streamed upload with a progress
 // bar, 413/422 as messages; the profile); the ledger (entries, chain verification, the

@@ -183,7 +183,7 @@ func scoresAtLeast(claims []fakeClaim, typ string, minScore float64) []float64 {
 	return out
 }
 
-func TestClaimsScoreFilterInChromium(t *testing.T) {
+func TestClaimsScoreFilterAndDynamicsEvidenceInChromium(t *testing.T) {
 	claims := fakeClaims()
 	base := startFakeDashboard(t, claims)
 	b := newBrowser(t, base)
@@ -231,4 +231,18 @@ func TestClaimsScoreFilterInChromium(t *testing.T) {
 	}
 	b.page("31-claims-score-invalid")
 
+	// A dynamics law: its simulation evidence and the ensemble's term inclusion.
+	b.do("open the dynamics law", chromedp.Navigate(base+"/projects/"+fakeProject+"/claims/clm_dynamics"),
+		chromedp.WaitVisible(css(`#term-inclusion`)))
+	ev := b.text("table.evidence")
+	for _, s := range []string{"Simulation horizon\t7.25", "Persistence horizon\t0.5", "Simulation NRMSE\t0.031", "Trajectories\t6"} {
+		if !strings.Contains(ev, strings.ReplaceAll(s, "\t", " ")) && !strings.Contains(ev, s) {
+			t.Errorf("the evidence table lacks %q: %q", s, ev)
+		}
+	}
+	terms := eval[[]string](b, `[...document.querySelectorAll('#term-inclusion tbody tr')].map(r => r.innerText.replace(/\s+/g, ' ').trim())`)
+	if want := []string{"y 100%", "x 98%", "x*z 4%"}; !slices.Equal(terms, want) {
+		t.Errorf("term inclusion rows %q, want %q", terms, want)
+	}
+	b.page("32-claim-dynamics")
 }

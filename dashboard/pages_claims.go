@@ -1,9 +1,11 @@
 package dashboard
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/discolab/disco/dashboard/api"
@@ -87,6 +89,29 @@ type claimView struct {
 	Refusal  *api.Error
 	Moved    string
 	Controls []string // names of the negative controls, sorted
+	Terms    []termShare
+}
+
+// termShare is one term of a dynamics law's term_inclusion.
+type termShare struct {
+	Term  string
+	Share float64
+}
+
+// termsOf lists a dynamics law's terms by the share of refits that select them, most
+// selected first (ties by name, so the page reads the same on every load).
+func termsOf(incl map[string]float64) []termShare {
+	out := make([]termShare, 0, len(incl))
+	for t, s := range incl {
+		out = append(out, termShare{Term: t, Share: s})
+	}
+	slices.SortFunc(out, func(a, b termShare) int {
+		if c := cmp.Compare(b.Share, a.Share); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+	return out
 }
 
 func (c *call) claimView() (*claimView, error) {
@@ -107,6 +132,7 @@ func (c *call) claimView() (*claimView, error) {
 		v.Controls = append(v.Controls, name)
 	}
 	sortStrings(v.Controls)
+	v.Terms = termsOf(cl.Evidence.TermInclusion)
 	if idPattern.MatchString(cl.CampaignID) && idPattern.MatchString(cl.RunID) {
 		v.RunPath = "/projects/" + ids[0] + "/campaigns/" + cl.CampaignID + "/runs/" + cl.RunID
 		if err := c.get(v.RunPath, nil, &v.Run); err != nil && api.StatusOf(err) != http.StatusNotFound {

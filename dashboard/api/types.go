@@ -154,6 +154,11 @@ type Evidence struct {
 	OrientedBy             string             `json:"oriented_by"`
 	RelativeVariation      *float64           `json:"relative_variation"`
 	Trajectories           *int               `json:"trajectories"`
+	// Equations of motion (a dynamics run's dx/dt claims).
+	SimulationHorizon  *float64           `json:"simulation_horizon"`
+	PersistenceHorizon *float64           `json:"persistence_horizon"`
+	SimulationNRMSE    *float64           `json:"simulation_nrmse"`
+	TermInclusion      map[string]float64 `json:"term_inclusion"`
 }
 
 type Claim struct {
