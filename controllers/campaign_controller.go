@@ -20,6 +20,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/index"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/tenancy"
 )
 
@@ -87,13 +88,14 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{}, defaultDisplayName(ctx, r.Client, campaign, &campaign.Spec.DisplayName)
 	}
 	project := &discov1.Project{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: campaign.Namespace, Name: campaign.ProjectName()}, project); apierrors.IsNotFound(err) {
+	if err := lookup.Ref(ctx, r.Client, campaign.Namespace, campaign.Spec.ProjectRef, campaign.Spec.ProjectID, project); apierrors.IsNotFound(err) {
 		waitFor(r.Recorder, campaign, &campaign.Status.Conditions, discov1.ConditionReady, discov1.ReasonProjectNotFound,
 			fmt.Sprintf("the project %s does not exist in namespace %s; the campaign waits for it", campaign.ProjectName(), campaign.Namespace))
 		return ctrl.Result{}, nil
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
+	campaign.Status.ProjectRef = &discov1.ObjectRef{Name: project.Name} // the name found, whichever form the spec used
 	if adopted, err := adopt(ctx, r.Client, campaign, client.ObjectKeyFromObject(project), &discov1.Project{}); adopted || err != nil {
 		return ctrl.Result{}, err
 	}
@@ -137,7 +139,7 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}), builder.WithPredicates(runUsageChanged())).
 		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
 			func() client.ObjectList { return &discov1.CampaignList{} },
-			func(o client.Object) string { return o.(*discov1.Campaign).ProjectName() })), builder.WithPredicates(created())).
+			func(o client.Object) string { return o.(*discov1.Campaign).ProjectID() })), builder.WithPredicates(createdOrIdentified())).
 		Named("campaign").
 		Complete(r)
 }

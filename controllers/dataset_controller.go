@@ -23,6 +23,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/scratch"
 	"github.com/discolab/disco/internal/tenancy"
 )
@@ -141,13 +142,14 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, err
 	}
 	project := &discov1.Project{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: ds.Namespace, Name: ds.ProjectName()}, project); apierrors.IsNotFound(err) {
+	if err := lookup.Ref(ctx, r.Client, ds.Namespace, ds.Spec.ProjectRef, ds.Spec.ProjectID, project); apierrors.IsNotFound(err) {
 		waitFor(r.Recorder, ds, &ds.Status.Conditions, discov1.ConditionReady, discov1.ReasonProjectNotFound,
 			fmt.Sprintf("the project %s does not exist in namespace %s; the dataset waits for it", ds.ProjectName(), ds.Namespace))
 		return ctrl.Result{}, nil
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
+	ds.Status.ProjectRef = &discov1.ObjectRef{Name: project.Name} // the name found, whichever form the spec used
 	if adopted, err := adopt(ctx, r.Client, ds, client.ObjectKeyFromObject(project), &discov1.Project{}); adopted || err != nil {
 		return ctrl.Result{}, err
 	}
@@ -316,7 +318,7 @@ func (r *DatasetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return workers(ctrl.NewControllerManagedBy(mgr), r.MaxConcurrentReconciles).For(&discov1.Dataset{}).Named("dataset").
 		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
 			func() client.ObjectList { return &discov1.DatasetList{} },
-			func(o client.Object) string { return o.(*discov1.Dataset).ProjectName() })), builder.WithPredicates(created())).
+			func(o client.Object) string { return o.(*discov1.Dataset).ProjectID() })), builder.WithPredicates(createdOrIdentified())).
 		WatchesRawSource(source.Channel(q.finished, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }

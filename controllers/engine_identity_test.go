@@ -197,6 +197,10 @@ var _ = Describe("Run engine identity (issue 17 item 2)", func() {
 			{"artifacts[].key must lie under", func(r *discov1.Run) {
 				r.Status.Artifacts = []discov1.ArtifactRef{{ID: "art_x", Name: "g", Kind: "plot", CreatedAt: metav1.Now(), Key: traversal}}
 			}},
+			// The names the controller resolved: another dataset for its Role, another
+			// campaign for its budget (issue 14, item 2).
+			{"the run's engine cannot change them", func(r *discov1.Run) { r.Status.DatasetRef = &discov1.ObjectRef{Name: "someone-elses"} }},
+			{"the run's engine cannot change them", func(r *discov1.Run) { r.Status.CampaignRef = nil }},
 		} {
 			Expect(patchAs(engine, run, c.mutate)).To(MatchError(ContainSubstring(c.message)))
 		}

@@ -110,8 +110,10 @@ func waitFor(recorder events.EventRecorder, obj client.Object, conds *[]metav1.C
 }
 
 // referrers maps a referent to the reconcile requests of the objects of its namespace that
-// name it: newList lists the referring kind, nameOf reads an item's reference.
-func referrers(c client.Client, newList func() client.ObjectList, nameOf func(client.Object) string) handler.MapFunc {
+// refer to it: newList lists the referring kind, idOf reads the public id an item refers
+// to. Ids, not names, are compared, so a reference by id to an object applied under a
+// human name finds it as a reference by name does (issue 14, item 6).
+func referrers(c client.Client, newList func() client.ObjectList, idOf func(client.Object) string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		list := newList()
 		if err := c.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
@@ -121,9 +123,10 @@ func referrers(c client.Client, newList func() client.ObjectList, nameOf func(cl
 		if err != nil {
 			return nil
 		}
+		id := publicID(o)
 		var out []reconcile.Request
 		for _, item := range items {
-			if obj, ok := item.(client.Object); ok && nameOf(obj) == o.GetName() {
+			if obj, ok := item.(client.Object); ok && idOf(obj) == id {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
 			}
 		}

@@ -59,3 +59,29 @@ func progressOnly(old, cur *discov1.Run) bool {
 	a, b := strip(old), strip(cur)
 	return equality.Semantic.DeepEqual(&a, &b)
 }
+
+// createdOrIdentified passes the creation of an object and the update that gives it its
+// public id label (discovery.disco.dev/id): a reference by id finds an object applied
+// under a human name by that label (lookup.ByID), so its referrers look again then.
+func createdOrIdentified() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetLabels()[discov1.LabelID] != e.ObjectNew.GetLabels()[discov1.LabelID]
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// datasetFetched passes, besides what createdOrIdentified passes, the update that records
+// a dataset's fetched source (status.source): runs waiting with DatasetNotFetched go on.
+func datasetFetched() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, cur := e.ObjectOld.(*discov1.Dataset), e.ObjectNew.(*discov1.Dataset)
+			return (old.Status.Source == nil) != (cur.Status.Source == nil) || old.Status.Phase != cur.Status.Phase
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

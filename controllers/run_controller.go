@@ -29,6 +29,7 @@ import (
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
+	"github.com/discolab/disco/internal/lookup"
 	"github.com/discolab/disco/internal/patch"
 	"github.com/discolab/disco/internal/tenancy"
 	"github.com/discolab/disco/runexec"
@@ -271,13 +272,20 @@ func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1
 	for _, ref := range []struct {
 		kind, reason string
 		name         func() string
+		find         func() error
 		obj          client.Object
 	}{
-		{"campaign", discov1.ReasonCampaignNotFound, run.CampaignName, campaign},
-		{"project", discov1.ReasonProjectNotFound, campaign.ProjectName, project},
-		{"dataset", discov1.ReasonDatasetNotFound, run.DatasetName, dataset},
+		{"campaign", discov1.ReasonCampaignNotFound, run.CampaignName, func() error {
+			return lookup.Ref(ctx, r.Client, run.Namespace, run.Spec.CampaignRef, run.Spec.CampaignID, campaign)
+		}, campaign},
+		{"project", discov1.ReasonProjectNotFound, campaign.ProjectName, func() error {
+			return r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: campaign.ProjectName()}, project)
+		}, project},
+		{"dataset", discov1.ReasonDatasetNotFound, run.DatasetName, func() error {
+			return lookup.Ref(ctx, r.Client, run.Namespace, run.Spec.DatasetRef, run.Spec.DatasetID, dataset)
+		}, dataset},
 	} {
-		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.name()}, ref.obj)
+		err := ref.find()
 		if apierrors.IsNotFound(err) {
 			waitFor(r.Recorder, run, &run.Status.Conditions, discov1.RunConditionAdmitted, ref.reason,
 				fmt.Sprintf("the %s %s does not exist in namespace %s; the run waits for it", ref.kind, ref.name(), run.Namespace))
@@ -287,7 +295,16 @@ func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1
 			return nil, nil, false, err
 		}
 	}
+	// The names found, whichever form the spec used: an id-form reference to an object
+	// applied under a human name resolves to that name (issue 14, item 6).
+	run.Status.CampaignRef = &discov1.ObjectRef{Name: campaign.Name}
+	run.Status.DatasetRef = &discov1.ObjectRef{Name: dataset.Name}
 	run.Status.ProjectID = campaign.ProjectID()
+	if key, _, _ := dataset.File(); key == "" && dataset.Status.Phase != discov1.DatasetFailed {
+		waitFor(r.Recorder, run, &run.Status.Conditions, discov1.RunConditionAdmitted, discov1.ReasonDatasetNotFetched,
+			fmt.Sprintf("the dataset %s has not fetched its spec.source yet; the run waits for it", dataset.Name))
+		return nil, nil, true, nil
+	}
 	return project, campaign, false, nil
 }
 
@@ -326,7 +343,7 @@ func (r *RunReconciler) finalize(ctx context.Context, run *discov1.Run) error {
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		camp := &discov1.Campaign{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.CampaignName()}, camp); err != nil {
+		if err := lookup.Ref(ctx, r.Client, run.Namespace, run.Spec.CampaignRef, run.Spec.CampaignID, camp); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		before := camp.DeepCopy()
@@ -448,10 +465,10 @@ func (r *RunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(jobEnded())).
 		Watches(&discov1.Campaign{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
 			func() client.ObjectList { return &discov1.RunList{} },
-			func(o client.Object) string { return o.(*discov1.Run).CampaignName() })), builder.WithPredicates(created())).
+			func(o client.Object) string { return o.(*discov1.Run).CampaignID() })), builder.WithPredicates(createdOrIdentified())).
 		Watches(&discov1.Dataset{}, handler.EnqueueRequestsFromMapFunc(referrers(r.Client,
 			func() client.ObjectList { return &discov1.RunList{} },
-			func(o client.Object) string { return o.(*discov1.Run).DatasetName() })), builder.WithPredicates(created())).
+			func(o client.Object) string { return o.(*discov1.Run).DatasetID() })), builder.WithPredicates(predicate.Or(createdOrIdentified(), datasetFetched()))).
 		Watches(&discov1.Project{}, handler.EnqueueRequestsFromMapFunc(r.queuedOfTenant), builder.WithPredicates(created())).
 		Named("run").Complete(r)
 }

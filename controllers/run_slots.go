@@ -127,7 +127,8 @@ func (s *namespaceSlots) ahead(ctx context.Context, x runexec.RunExecutor, runs 
 		}
 		if c := meta.FindStatusCondition(o.Status.Conditions, discov1.RunConditionAdmitted); c != nil &&
 			(c.Reason == discov1.ReasonProjectNotFound || c.Reason == discov1.ReasonCampaignNotFound ||
-				c.Reason == discov1.ReasonDatasetNotFound || c.Reason == discov1.ReasonNotSubmitted) {
+				c.Reason == discov1.ReasonDatasetNotFound || c.Reason == discov1.ReasonDatasetNotFetched ||
+				c.Reason == discov1.ReasonNotSubmitted) {
 			continue
 		}
 		if s.holds(ctx, x, o) {

@@ -66,6 +66,9 @@ const (
 	// ReasonDatasetNotFound (Admitted=False): the run names a dataset that does not exist
 	// (yet); the run waits for it.
 	ReasonDatasetNotFound = "DatasetNotFound"
+	// ReasonDatasetNotFetched (Admitted=False): the run's dataset declares a spec.source
+	// whose file the controller has not fetched yet; the run waits for it.
+	ReasonDatasetNotFetched = "DatasetNotFetched"
 	// ReasonNoExecutor (Admitted=False): the manager has no run executor configured.
 	ReasonNoExecutor = "NoExecutor"
 	// ReasonNotSubmitted (Admitted=False): the executor did not take the run (the message

@@ -48,9 +48,11 @@ func (p *Project) TenantID() string {
 // ID is the campaign's public id (camp_...).
 func (c *Campaign) ID() string { return PublicIDFor(ids.Campaign, c.Namespace, c.Name) }
 
-// ProjectName is the name of the campaign's Project: spec.projectRef, else the object named
-// by spec.projectID.
-func (c *Campaign) ProjectName() string { return refName(c.Spec.ProjectRef, c.Spec.ProjectID) }
+// ProjectName is the name of the campaign's Project: spec.projectRef, else the name the
+// controller found for spec.projectID (status.projectRef), else the object named by it.
+func (c *Campaign) ProjectName() string {
+	return refName(c.Spec.ProjectRef, c.Status.ProjectRef, c.Spec.ProjectID)
+}
 
 // ProjectID is the public id of the campaign's project.
 func (c *Campaign) ProjectID() string {
@@ -60,9 +62,11 @@ func (c *Campaign) ProjectID() string {
 // ID is the dataset's public id (ds_...).
 func (d *Dataset) ID() string { return PublicIDFor(ids.Dataset, d.Namespace, d.Name) }
 
-// ProjectName is the name of the dataset's Project: spec.projectRef, else the object named
-// by spec.projectID.
-func (d *Dataset) ProjectName() string { return refName(d.Spec.ProjectRef, d.Spec.ProjectID) }
+// ProjectName is the name of the dataset's Project: spec.projectRef, else the name the
+// controller found for spec.projectID (status.projectRef), else the object named by it.
+func (d *Dataset) ProjectName() string {
+	return refName(d.Spec.ProjectRef, d.Status.ProjectRef, d.Spec.ProjectID)
+}
 
 // ProjectID is the public id of the dataset's project.
 func (d *Dataset) ProjectID() string {
@@ -72,18 +76,22 @@ func (d *Dataset) ProjectID() string {
 // ID is the run's public id (run_...).
 func (r *Run) ID() string { return PublicIDFor(ids.Run, r.Namespace, r.Name) }
 
-// CampaignName is the name of the run's Campaign: spec.campaignRef, else the object named
-// by spec.campaignID.
-func (r *Run) CampaignName() string { return refName(r.Spec.CampaignRef, r.Spec.CampaignID) }
+// CampaignName is the name of the run's Campaign: spec.campaignRef, else the name the
+// controller found for spec.campaignID (status.campaignRef), else the object named by it.
+func (r *Run) CampaignName() string {
+	return refName(r.Spec.CampaignRef, r.Status.CampaignRef, r.Spec.CampaignID)
+}
 
 // CampaignID is the public id of the run's campaign.
 func (r *Run) CampaignID() string {
 	return refID(ids.Campaign, r.Namespace, r.Spec.CampaignRef, r.Spec.CampaignID)
 }
 
-// DatasetName is the name of the run's Dataset: spec.datasetRef, else the object named by
-// spec.datasetID.
-func (r *Run) DatasetName() string { return refName(r.Spec.DatasetRef, r.Spec.DatasetID) }
+// DatasetName is the name of the run's Dataset: spec.datasetRef, else the name the
+// controller found for spec.datasetID (status.datasetRef), else the object named by it.
+func (r *Run) DatasetName() string {
+	return refName(r.Spec.DatasetRef, r.Status.DatasetRef, r.Spec.DatasetID)
+}
 
 // DatasetID is the public id of the run's dataset.
 func (r *Run) DatasetID() string {
@@ -102,9 +110,12 @@ func (r *Run) ProjectID() string {
 
 // refName is the object name a reference resolves to; the ref wins over the id (a CEL rule
 // requires exactly one of them).
-func refName(ref *ObjectRef, id string) string {
+func refName(ref, resolved *ObjectRef, id string) string {
 	if ref != nil && ref.Name != "" {
 		return ref.Name
+	}
+	if resolved != nil && resolved.Name != "" {
+		return resolved.Name
 	}
 	if id == "" {
 		return ""

@@ -26,6 +26,16 @@ func ByID(ctx context.Context, c client.Reader, namespace, id string, obj client
 	return ByLabel(ctx, c, namespace, id, obj)
 }
 
+// Ref reads into obj the object a reference of namespace names: by its name when the
+// reference gives one ({name: signalling}), else by its public id (ByID), as a child the
+// REST API created refers to a parent that may have been applied under a human name.
+func Ref(ctx context.Context, c client.Reader, namespace string, ref *discov1.ObjectRef, id string, obj client.Object) error {
+	if ref != nil && ref.Name != "" {
+		return c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, obj)
+	}
+	return ByID(ctx, c, namespace, id, obj)
+}
+
 // ByLabel reads into obj the human-named object of namespace whose label
 // discovery.disco.dev/id (set by its controller) is id. The label is only a hint: the
 // object's own namespace and name must derive the id (discov1.PublicIDFor), so a label
