@@ -2,14 +2,17 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/test/live"
 )
 
 // The tenant and namespace config/samples uses.
@@ -65,6 +68,19 @@ func TestSamplesApplyInOnePass(t *testing.T) {
 	claims := admin.must("", "get", "clm", "-l", "discovery.disco.dev/run="+runID, "-o", "name")
 	if claims == "" || get("drun", "first-look", "{.status.claimsCount}") == "0" {
 		t.Fatalf("the run's claims: %q", claims)
+	}
+
+	// The Tenant's declared API key reaches the human-named run over REST by its id.
+	var labKey []byte
+	live.Eventually(t, time.Minute, "the Tenant's API key Secret", func() bool {
+		raw, _, ok := admin.run("", "get", "secret", "disco-api-key-pipeline", "-o", "jsonpath={.data.DISCO_API_KEY}")
+		labKey, _ = base64.StdEncoding.DecodeString(raw)
+		return ok && len(labKey) > 0
+	})
+	lab := &api{t: t, base: p.creds.BaseURL, key: string(labKey)}
+	runPath := "/projects/" + projectID + "/campaigns/" + get("drun", "first-look", "{.status.campaignID}") + "/runs/" + runID
+	if run := lab.must(200, "GET", runPath, nil); run["status"] != "completed" {
+		t.Errorf("GET %s with the Tenant's key = %v", runPath, run)
 	}
 
 	// The ledger of the human-named project, under its derived id, verifies.
