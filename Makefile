@@ -87,6 +87,8 @@ bench-dynamics: ; test/bench/dynamics/run.sh # equations of motion against pysin
 bench-api:
 	@if [ -x test/bench/run-api.sh ]; then test/bench/run-api.sh; else echo "bench-api: not implemented yet (facade issue)"; exit 2; fi
 bench-cluster: ; go run ./test/bench/cluster -creds $(CLUSTER_DIR)/credentials.json -out $(CLUSTER_DIR)/bench.json $(BENCH_CLUSTER_ARGS) # the cluster of `make cluster-up`: latency, a burst under a pod quota, memory (test/bench/README.md)
+bench-dashboard: ## The dashboard's claims page at 1,000 and 100,000 claims side by side, and first render on disco dev (test/bench/README.md, "dashboard").
+	go run ./test/bench/dashboard -out test/bench/dashboard/results/dashboard-$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_DASHBOARD_ARGS)
 bench-manager-memory: ## The manager's cache memory at 10,000 Runs and 100,000 Claims on envtest, per cache variant (test/bench/README.md, "manager memory").
 	go run ./test/bench/managermem $(BENCH_MANAGER_MEMORY_ARGS)
 
