@@ -60,14 +60,19 @@
 // bar, 413/422 as messages; the profile); the ledger (entries, chain verification, the
 // signed checkpoint, and each entry's inclusion proof recomputed in the browser); API keys
 // (create with scopes and project restriction, the secret shown once, roll, revoke);
-// webhooks (deliveries with attempts and last answer, redeliver); OAuth clients.
+// webhooks (deliveries with attempts and last answer, how attempts are signed, redeliver);
+// OAuth clients.
 //
 // The list API has no score filter (discovery-api.md, "List filters seen"), so the claims
 // page's minimum score asks the API for claims sorted by score, high to low, and stops at
 // the first below the minimum; under another sort it filters each page it gets.
 //
-// Not offered, because the REST API does not offer it: managing users (`disco users`
-// does), a histogram per dataset column (the profile has mean, std and missing counts),
-// a last-used time of API keys, and the fit of a law other than the one the run plotted
-// (the API serves no per-row predictions or dataset contents).
+// Not offered, because the REST API does not offer it: managing users (there are no
+// users endpoints; `disco users` does it); a histogram per dataset column (the profile
+// has each column's mean, std and missing count, no bins or range, and the API serves no
+// dataset contents, so there is nothing to bin without inventing a distribution); a
+// last-used time of API keys (no last_used_at); the signature headers of past delivery
+// attempts (a delivery records its attempts' count and last answer, and each attempt is
+// signed when it is sent); and the fit of a law other than the one the run plotted (the
+// API serves no per-row predictions).
 package dashboard

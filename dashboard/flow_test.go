@@ -284,6 +284,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if firstEvent == "" {
 		t.Fatalf("no delivery succeeded; the page shows %q", b.text("main"))
 	}
+	if sig := b.text("#signing"); !strings.Contains(sig, "X-Service-Signature: t=") {
+		t.Errorf("the webhook page does not say how attempts are signed: %q", sig)
+	}
 	b.page("17-webhook")
 	before := hook.count(firstEvent)
 	b.do("redeliver", chromedp.Click(css(`#deliveries tbody tr:has(.b-succeeded) form button`)), chromedp.WaitVisible(css(`#deliveries`)))
