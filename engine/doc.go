@@ -123,7 +123,9 @@
 // cross_validation_score (mean R² over 5 folds, each refit with 30 % of the
 // search effort, when cross_validate is set; else the held-out R²),
 // complexity, bootstrap_stability, negative_controls_passed,
-// negative_controls (name -> {passed, p_value}). placebo_cause is a causal
+// negative_controls (name -> {passed, p_value}); dimensionally_consistent
+// (see Units) when the run declares the units of the target and of every
+// variable the law uses, absent otherwise. placebo_cause is a causal
 // control and is not run for laws.
 //
 // Causal controls are computed on the held-out rows from the partial

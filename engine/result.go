@@ -82,6 +82,10 @@ type Evidence struct {
 	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty"`
 	CrossValidationScore *float64 `json:"cross_validation_score,omitempty"`
 	Complexity           int      `json:"complexity,omitempty"`
+	// DimensionallyConsistent says whether the law is dimensionally
+	// consistent (engine/symbolic dims.go); absent unless the run declares
+	// the units of its target and of every variable the law uses.
+	DimensionallyConsistent *bool `json:"dimensionally_consistent,omitempty"`
 	// Law claims of a dynamics run (dx/dt): the held-out simulation's
 	// horizon of validity, the persistence forecast's, the simulation's
 	// normalised RMS error, and each term's ensemble inclusion probability.

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -53,5 +57,47 @@ func TestUnitsConstraintErrors(t *testing.T) {
 	}
 	if err := (Spec{Mode: ModeSymbolic, Parameters: Parameters{Constraints: []string{"units:x0=m"}}}).ValidateParameters([]string{"x1"}); err == nil {
 		t.Error("ValidateParameters accepted units for a column not in the dataset")
+	}
+}
+
+// A run with units records, for each law whose target and variables have
+// units, whether it is dimensionally consistent; without units, and for a
+// law that uses a column without units, the field is absent.
+func TestLawEvidenceDimensionallyConsistent(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	n := 200
+	L, g, m := uniform(rng, n, 1, 5), uniform(rng, n, 1, 5), uniform(rng, n, 1, 5)
+	period := make([]float64, n)
+	for i := range period {
+		period[i] = 2 * math.Pi * math.Sqrt(L[i]/g[i])
+	}
+	f := frameOf(t, []string{"L", "g", "m", "T"}, L, g, m, period)
+	run := func(constraints ...string) []Claim {
+		t.Helper()
+		res, err := Discover(context.Background(), f, Spec{Mode: ModeSymbolic, Targets: []string{"T"}, Seed: 1,
+			Parameters: Parameters{Epochs: 60, Constraints: constraints}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Claims
+	}
+	for _, c := range run("units:L=m,g=m/s^2,m=kg,T=s") {
+		if c.Evidence.DimensionallyConsistent == nil || !*c.Evidence.DimensionallyConsistent {
+			t.Errorf("%s: dimensionally_consistent = %v, want true", c.Expression, c.Evidence.DimensionallyConsistent)
+		}
+		if body, _ := json.Marshal(c.Evidence); !strings.Contains(string(body), `"dimensionally_consistent":true`) {
+			t.Errorf("evidence JSON %s lacks dimensionally_consistent", body)
+		}
+	}
+	for _, c := range run() {
+		if c.Evidence.DimensionallyConsistent != nil {
+			t.Errorf("%s: dimensionally_consistent set without units", c.Expression)
+		}
+	}
+	// g has no unit: a law using g says nothing.
+	for _, c := range run("units:L=m,m=kg,T=s") {
+		if strings.Contains(c.Expression, "g") && c.Evidence.DimensionallyConsistent != nil {
+			t.Errorf("%s: dimensionally_consistent set though g has no unit", c.Expression)
+		}
 	}
 }

@@ -98,6 +98,10 @@ type LawEvidence struct {
 	CrossValidationScore *float64 `json:"cross_validation_score,omitempty" doc:"Mean R² over the cross-validation folds (the held-out R² when cross_validate is off)."`
 	Complexity           *int     `json:"complexity,omitempty" doc:"Size of the expression tree."`
 
+	// Present when the run declared the units of the target and of every variable the law
+	// uses (units: constraint).
+	DimensionallyConsistent *bool `json:"dimensionally_consistent,omitempty" doc:"Whether the law is dimensionally consistent: some choice of units for its fitted constants makes every sum add terms of one dimension, function arguments dimensionless and the whole the target's dimension."`
+
 	// Equations of motion (a dynamics run's dx/dt claims).
 	SimulationHorizon  *float64           `json:"simulation_horizon,omitempty" doc:"Median time the system, simulated from held-out initial conditions, follows the held-out trajectories."`
 	PersistenceHorizon *float64           `json:"persistence_horizon,omitempty" doc:"The same horizon for the persistence forecast x(t) = x(t0)."`

@@ -935,6 +935,10 @@ class LawEvidence(DiscoModel):
     """
     Mean R² over the cross-validation folds (the held-out R² when cross_validate is off).
     """
+    dimensionally_consistent: bool | None = None
+    """
+    Whether the law is dimensionally consistent: some choice of units for its fitted constants makes every sum add terms of one dimension, function arguments dimensionless and the whole the target's dimension.
+    """
     held_out_r_squared: float | None = None
     """
     R² over the held-out rows.

@@ -202,6 +202,9 @@ type feynmanResult struct {
 	// they show which cases a smaller generation budget would change.
 	Generations int                 `json:"generations,omitempty"`
 	Stop        symbolic.StopReason `json:"stop,omitempty"`
+	// DimensionallyConsistent is the chosen claim's evidence of that name
+	// (runs with -units).
+	DimensionallyConsistent *bool `json:"dimensionally_consistent,omitempty"`
 	// Structure is the neural mode's claim checked against the truth.
 	Structure *structureCheck `json:"structure,omitempty"`
 }
@@ -489,6 +492,7 @@ func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, 
 			if c.Evidence.HeldOutRSquared != nil {
 				r.HeldOutR2 = *c.Evidence.HeldOutRSquared
 			}
+			r.DimensionallyConsistent = c.Evidence.DimensionallyConsistent
 		}
 	}
 	return r
