@@ -103,7 +103,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 	ws := webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCerts})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme,
-		Cache:  index.CacheOptions(),
+		Cache:  index.ManagerCacheOptions(),
 		// Metrics and probes are served by opsServer (every timeout set), not by
 		// controller-runtime's own servers (manager_servers.go).
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
@@ -125,6 +125,9 @@ func runManager(ctx context.Context, o managerOptions) error {
 			return err
 		}
 	}
+	if err := index.RegisterForManager(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	switch {
 	case o.blobURL != "" && o.dsn != "":
 		b, err := openBackends(ctx, o.dsn, o.blobURL, o.ledgerKeyPath)
@@ -132,9 +135,6 @@ func runManager(ctx context.Context, o managerOptions) error {
 			return err
 		}
 		defer b.close()
-		if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-			return err
-		}
 		var executor runexec.RunExecutor
 		switch o.executor {
 		case "local":
@@ -173,12 +173,12 @@ func runManager(ctx context.Context, o managerOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b, Sources: sources}}); err != nil {
+		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b, Sources: sources}, SkipIndexes: true}); err != nil {
 			return err
 		}
 	default:
 		// Without stores the controllers keep status only; runs wait with a NoExecutor condition.
-		if err := controllers.Setup(ctx, mgr, controllers.Options{}); err != nil {
+		if err := controllers.Setup(ctx, mgr, controllers.Options{SkipIndexes: true}); err != nil {
 			return err
 		}
 	}

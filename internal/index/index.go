@@ -53,7 +53,24 @@ var all = []spec{
 // Register adds every disco field index to the indexer (a manager's GetFieldIndexer()).
 // Call it once, before the manager starts.
 func Register(ctx context.Context, indexer client.FieldIndexer) error {
+	return register(ctx, indexer, all)
+}
+
+// RegisterForManager registers the indexes the controllers list by, without the Claim
+// indexes: only the facade lists Claims by field, and on 100,000 Claims those five indexes
+// hold each Claim's key five times (test/bench/managermem, issue 13).
+func RegisterForManager(ctx context.Context, indexer client.FieldIndexer) error {
+	var specs []spec
 	for _, s := range all {
+		if _, claim := s.obj.(*discov1.Claim); !claim {
+			specs = append(specs, s)
+		}
+	}
+	return register(ctx, indexer, specs)
+}
+
+func register(ctx context.Context, indexer client.FieldIndexer, specs []spec) error {
+	for _, s := range specs {
 		if err := indexer.IndexField(ctx, s.obj, s.field, s.extract); err != nil {
 			return err
 		}
@@ -67,6 +84,16 @@ func Register(ctx context.Context, indexer client.FieldIndexer) error {
 // every GC cycle scans and every deep copy copies, and nothing reads them (the facade's
 // updated_at looks at managed fields of projects only). An update without managed fields
 // keeps the server's, so writes through the cache's objects are unaffected.
+// ManagerCacheOptions is the cache of `disco manager` alone (not of disco dev, which shares
+// one cache with the facade): managed fields are stripped from every kind, not only Claims,
+// since no controller reads them and every controller write is a patch of the fields it
+// changed (test/bench/managermem measures the saving; issue 13).
+func ManagerCacheOptions() cache.Options {
+	o := CacheOptions()
+	o.DefaultTransform = cache.TransformStripManagedFields()
+	return o
+}
+
 func CacheOptions() cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&discov1.Claim{}: {Transform: cache.TransformStripManagedFields()},
