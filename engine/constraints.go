@@ -154,10 +154,7 @@ func (c *Constraints) columns() []string {
 		out = append(out, c.Time)
 	}
 	out = append(out, c.Dynamics...)
-	for _, name := range slices.Sorted(maps.Keys(c.Units)) {
-		out = append(out, name)
-	}
-	return out
+	return append(out, slices.Sorted(maps.Keys(c.Units))...)
 }
 
 func constraintErr(format string, args ...any) *SpecError {

@@ -3,6 +3,7 @@ package symbolic
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/discolab/disco/engine/units"
@@ -97,7 +98,7 @@ func piSeeds(ctx context.Context, p *problem, opts Options, budget time.Duration
 		}
 		cols[k] = monomialValues(p.cols, vars, powers, n)
 	}
-	for _, c := range append(cols, z) {
+	for _, c := range slices.Concat(cols, [][]float64{z}) {
 		for _, v := range c {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil

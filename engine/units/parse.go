@@ -24,7 +24,7 @@ func (e *ParseError) Error() string {
 
 // Parse reads a unit string into its dimension. The grammar:
 //
-//	unit     = "" | product
+//	unit     = product | ""
 //	product  = power { ("*" | "·" | "/" | " ") power }   left to right: a/b*c is (a/b)*c
 //	power    = factor [ ("^" | "**") exponent ]
 //	factor   = symbol | "1" | "(" product ")"

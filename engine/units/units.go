@@ -216,10 +216,7 @@ var symbols = func() map[string]Dim {
 // Known lists the unit symbols Parse accepts.
 func Known() []string {
 	out := append([]string(nil), BaseSymbols[:]...)
-	for _, s := range []string{"N", "J", "W", "Pa", "C", "V", "Hz", "Ω", "ohm", "T", "F", "Wb", "H", "S", "rad", "sr"} {
-		out = append(out, s)
-	}
-	return out
+	return append(out, "N", "J", "W", "Pa", "C", "V", "Hz", "Ω", "ohm", "T", "F", "Wb", "H", "S", "rad", "sr")
 }
 
 // MustParse is Parse for strings known to be valid; it panics otherwise.
