@@ -40,6 +40,8 @@ type RunParameters struct {
 	// max_lag:N (1..50), alpha:P (0..1, the causal tests' significance), time:<column> and
 	// trajectory:<column> (columns that order and group the rows).
 	// dynamics:x,y (needs time:; symbolic mode) discovers the equations of motion dx/dt, dy/dt.
+	// units:x=m,t=s,y=m/s^2 declares SI units of columns: the symbolic search then refuses
+	// dimensionally inconsistent laws and searches the dimensionless groups.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=1024
 	// +optional
