@@ -70,7 +70,8 @@ func oneSlotTenant(reason string) (c client.Client, first, second *discov1.Run) 
 		&discov1.Project{ObjectMeta: metav1.ObjectMeta{Name: "proj-a", Namespace: ns}, Spec: discov1.ProjectSpec{TenantID: tenantID}},
 		&discov1.Campaign{ObjectMeta: metav1.ObjectMeta{Name: "camp-a", Namespace: ns},
 			Spec: discov1.CampaignSpec{ProjectID: "proj_a", Budget: discov1.Budget{ComputeUnits: 100, MaxRuns: 10}}},
-		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns}, Spec: discov1.DatasetSpec{ProjectID: "proj_a"}},
+		&discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds-a", Namespace: ns},
+			Spec: discov1.DatasetSpec{ProjectID: "proj_a", BlobKey: "datasets/" + tenantID + "/" + ns + "/proj_a/ds_a/data"}},
 		first, second).Build()
 	return c, first, second
 }
@@ -83,12 +84,17 @@ func TestRunsOfOneNamespaceAreAdmittedOneAtATime(t *testing.T) {
 	r := &RunReconciler{Client: c, Executor: x, MaxConcurrentReconciles: 4}
 	ctx := context.Background()
 
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() {
 		_, err := r.admit(ctx, first)
 		done <- err
 	}()
-	<-x.entered // the first run is being handed to the executor
+	select {
+	case <-x.entered: // the first run is being handed to the executor
+	case err := <-done:
+		t.Fatalf("the first run was not handed to the executor (admit returned %v, Admitted %+v)", err,
+			meta.FindStatusCondition(first.Status.Conditions, discov1.RunConditionAdmitted))
+	}
 	r.slots.mu.Lock()
 	slots := r.slots.namespaces[first.Namespace]
 	r.slots.mu.Unlock()

@@ -300,7 +300,7 @@ func (r *RunReconciler) parents(ctx context.Context, run *discov1.Run) (*discov1
 	run.Status.CampaignRef = &discov1.ObjectRef{Name: campaign.Name}
 	run.Status.DatasetRef = &discov1.ObjectRef{Name: dataset.Name}
 	run.Status.ProjectID = campaign.ProjectID()
-	if key, _, _ := dataset.File(); key == "" && dataset.Status.Phase != discov1.DatasetFailed {
+	if dataset.Spec.Source != nil && dataset.Status.Source == nil && dataset.Status.Phase != discov1.DatasetFailed {
 		waitFor(r.Recorder, run, &run.Status.Conditions, discov1.RunConditionAdmitted, discov1.ReasonDatasetNotFetched,
 			fmt.Sprintf("the dataset %s has not fetched its spec.source yet; the run waits for it", dataset.Name))
 		return nil, nil, true, nil
