@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
@@ -25,6 +26,18 @@ func (fakeProfiler) Profile(ctx context.Context, ds *discov1.Dataset, keys Datas
 		return ProfileResult{}, &ProfileError{Message: "row 3 has 2 fields, expected 3"}
 	}
 	return ProfileResult{Rows: 100, Columns: 3, Variables: []string{"a", "b", "c"}, ProfileKey: keys.Profile}, nil
+}
+
+// update applies change to a fresh read of obj and writes it, again after a write conflict
+// with a controller's status write (which bumps the resourceVersion the Update sends).
+func update(obj client.Object, change func()) {
+	Eventually(func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change()
+		return k8sClient.Update(ctx, obj)
+	}).Should(Succeed())
 }
 
 // newTenant creates a tenant and waits for its namespace.

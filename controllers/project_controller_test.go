@@ -32,8 +32,7 @@ var _ = Describe("Project controller", func() {
 			g.Expect(p.Status.Phase).To(Equal(discov1.ProjectActive))
 		}).Should(Succeed())
 
-		p.Spec.State = discov1.ProjectArchived
-		Expect(k8sClient.Update(ctx, p)).To(Succeed())
+		update(p, func() { p.Spec.State = discov1.ProjectArchived })
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
 			g.Expect(p.Status.Phase).To(Equal(discov1.ProjectArchived))

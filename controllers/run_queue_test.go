@@ -20,9 +20,7 @@ import (
 var _ = Describe("Run queue (issue 14, items 8 and 9)", func() {
 	It("runs at most the tenant's limit at once, first in first out, each woken when the one before finishes", func() {
 		tenant, ns := newTenant()
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
-		tenant.Spec.ConcurrentRuns = ptr.To[int32](1)
-		Expect(k8sClient.Update(ctx, tenant)).To(Succeed())
+		update(tenant, func() { tenant.Spec.ConcurrentRuns = ptr.To[int32](1) })
 		p := newProject(tenant, ns)
 		c := newExecCampaign(p)
 		ds := uploadCSV(p, linearCSV(120))
@@ -86,9 +84,7 @@ var _ = Describe("Run admission with several run workers (Concurrency.Runs)", fu
 	It("never hands more runs than the tenant's limit to the executor when they are reconciled at once", func() {
 		const limit, n = 2, 6
 		tenant, ns := newTenant()
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
-		tenant.Spec.ConcurrentRuns = ptr.To[int32](limit)
-		Expect(k8sClient.Update(ctx, tenant)).To(Succeed())
+		update(tenant, func() { tenant.Spec.ConcurrentRuns = ptr.To[int32](limit) })
 		p := newProject(tenant, ns)
 		c := createCampaign(p, "job", 1000, 20, nil) // Job executor: in envtest a Job never ends
 		id := ids.New(ids.Dataset)
@@ -165,8 +161,7 @@ var _ = Describe("Tenant status (issue 14, item 8)", func() {
 			g.Expect(tenant.Status.ConcurrentRunLimit).To(Equal(int32(ConcurrentRunLimit(discov1.TenantTierTeam))))
 		}).Should(Succeed())
 
-		tenant.Spec.LocalQueue = "nowhere"
-		Expect(k8sClient.Update(ctx, tenant)).To(Succeed())
+		update(tenant, func() { tenant.Spec.LocalQueue = "nowhere" })
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant)).To(Succeed())
 			ready := meta.FindStatusCondition(tenant.Status.Conditions, discov1.ConditionReady)

@@ -81,11 +81,21 @@ func (r *TenantAPIKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	for _, want := range t.Spec.APIKeys {
 		cur, had := issued[want.Name]
 		delete(issued, want.Name)
-		if k, ok := r.inSecret(ctx, ns, tenantID, want); ok {
+		k, ok, err := r.inSecret(ctx, ns, tenantID, want)
+		if err != nil {
+			// A read that failed says nothing about the key: reissuing on it would revoke a
+			// key that is in use.
+			errs = append(errs, fmt.Errorf("api key %s: %w", want.Name, err))
+			if had {
+				next = append(next, cur)
+			}
+			continue
+		}
+		if ok {
 			next = append(next, k)
 			continue
 		}
-		k, err := r.issue(ctx, t, ns, tenantID, want)
+		k, err = r.issue(ctx, t, ns, tenantID, want)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("api key %s: %w", want.Name, err))
 			if had {
@@ -124,18 +134,27 @@ func (r *TenantAPIKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request
 // inSecret returns the key the entry's Secret holds when it still serves the entry: the
 // Secret is disco's, and its key is active in the store with the entry's scopes. The Secret
 // and the store, not status.apiKeys, are the record, so a status that a crash or a stale
-// cache left behind never makes a second key.
-func (r *TenantAPIKeyReconciler) inSecret(ctx context.Context, ns, tenantID string, want discov1.TenantAPIKey) (discov1.IssuedAPIKey, bool) {
+// cache left behind never makes a second key. An error is a read that failed for another
+// reason than the Secret or the key being gone.
+func (r *TenantAPIKeyReconciler) inSecret(ctx context.Context, ns, tenantID string, want discov1.TenantAPIKey) (discov1.IssuedAPIKey, bool, error) {
 	s := &corev1.Secret{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: want.SecretName()}, s); err != nil ||
-		s.Labels[discov1.LabelManagedBy] != "disco" || len(s.Data[SecretKeyAPIKey]) == 0 {
-		return discov1.IssuedAPIKey{}, false
+	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: want.SecretName()}, s); err != nil {
+		return discov1.IssuedAPIKey{}, false, client.IgnoreNotFound(err)
+	}
+	if s.Labels[discov1.LabelManagedBy] != "disco" || len(s.Data[SecretKeyAPIKey]) == 0 {
+		return discov1.IssuedAPIKey{}, false, nil
 	}
 	k, err := r.Keys.APIKeyByID(ctx, tenantID, string(s.Data[SecretKeyAPIKeyID]))
-	if err != nil || !k.ActiveAt(now(r.Clock)) || !slices.Equal(k.Scopes, scopesOf(want)) {
-		return discov1.IssuedAPIKey{}, false
+	if errors.Is(err, store.ErrNotFound) {
+		return discov1.IssuedAPIKey{}, false, nil
 	}
-	return discov1.IssuedAPIKey{Name: want.Name, ID: k.ID, SecretName: want.SecretName(), IssuedAt: metav1.NewTime(k.CreatedAt).Rfc3339Copy()}, true
+	if err != nil {
+		return discov1.IssuedAPIKey{}, false, err
+	}
+	if !k.ActiveAt(now(r.Clock)) || !slices.Equal(k.Scopes, scopesOf(want)) {
+		return discov1.IssuedAPIKey{}, false, nil
+	}
+	return discov1.IssuedAPIKey{Name: want.Name, ID: k.ID, SecretName: want.SecretName(), IssuedAt: metav1.NewTime(k.CreatedAt).Rfc3339Copy()}, true, nil
 }
 
 // issue revokes every key the controller issued for the entry, then issues one and writes

@@ -44,9 +44,9 @@ var _ = Describe("Tenant API keys", func() {
 	It("issues each key into its Secret, reissues a lost one, and revokes a removed one", func() {
 		t, ns := newTenant()
 		tenantID := ids.FromName(t.Name)
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.APIKeys = []discov1.TenantAPIKey{{Name: "ci", Scopes: []string{"runs:write", "projects:read"}}, {Name: "admin"}}
-		Expect(k8sClient.Update(ctx, t)).To(Succeed())
+		update(t, func() {
+			t.Spec.APIKeys = []discov1.TenantAPIKey{{Name: "ci", Scopes: []string{"runs:write", "projects:read"}}, {Name: "admin"}}
+		})
 
 		ci, secret := keyIn(ns, "ci")
 		Expect(ci.TenantID).To(Equal(tenantID))
@@ -64,9 +64,9 @@ var _ = Describe("Tenant API keys", func() {
 
 		// A deleted Secret is made again with a new key; the old key stops working.
 		Expect(k8sClient.Delete(ctx, secret)).To(Succeed())
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.APIKeys[0].Scopes = []string{"runs:write", "projects:read", "claims:read"} // and a change triggers the reconcile
-		Expect(k8sClient.Update(ctx, t)).To(Succeed())
+		update(t, func() {
+			t.Spec.APIKeys[0].Scopes = []string{"runs:write", "projects:read", "claims:read"} // and a change triggers the reconcile
+		})
 		Eventually(func(g Gomega) {
 			k, _ := keyIn(ns, "ci")
 			g.Expect(k.ID).NotTo(Equal(ci.ID))
@@ -75,9 +75,7 @@ var _ = Describe("Tenant API keys", func() {
 		Eventually(revoked(tenantID, ci.ID)).Should(Succeed())
 
 		// A removed entry is revoked and its Secret deleted; the other stays.
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.APIKeys = t.Spec.APIKeys[:1]
-		Expect(k8sClient.Update(ctx, t)).To(Succeed())
+		update(t, func() { t.Spec.APIKeys = t.Spec.APIKeys[:1] })
 		Eventually(revoked(tenantID, admin.ID)).Should(Succeed())
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "disco-api-key-admin"}, &corev1.Secret{}))
@@ -89,9 +87,7 @@ var _ = Describe("Tenant API keys", func() {
 		t, ns := newTenant()
 		mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "disco-api-key-ci", Namespace: ns}, StringData: map[string]string{"x": "y"}}
 		Expect(k8sClient.Create(ctx, mine)).To(Succeed())
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.APIKeys = []discov1.TenantAPIKey{{Name: "ci"}}
-		Expect(k8sClient.Update(ctx, t)).To(Succeed())
+		update(t, func() { t.Spec.APIKeys = []discov1.TenantAPIKey{{Name: "ci"}} })
 		Eventually(func() []string { return eventReasons("", t.Name) }).Should(ContainElement("APIKeySecretTaken"))
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(mine), mine)).To(Succeed())
 		Expect(mine.Data).To(Equal(map[string][]byte{"x": []byte("y")}))

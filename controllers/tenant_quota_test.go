@@ -73,16 +73,6 @@ func TestQuotaFull(t *testing.T) {
 
 var _ = Describe("Tenant quota (issue 13, item 6)", func() {
 	key := func(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: TenantQuotaName} }
-	// update changes the tenant, again on a write conflict with its controller's status.
-	update := func(tenant *discov1.Tenant, change func()) {
-		Eventually(func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(tenant), tenant); err != nil {
-				return err
-			}
-			change()
-			return k8sClient.Update(ctx, tenant)
-		}).Should(Succeed())
-	}
 	// touch makes the run controller look at the run again now, rather than at its requeue.
 	touch := func(run *discov1.Run) {
 		patch := client.MergeFrom(run.DeepCopy())
