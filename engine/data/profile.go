@@ -19,13 +19,18 @@ type Profile struct {
 // finite cells (nulls and ±Inf left out); Std is the sample standard
 // deviation (n-1). Mean is nil for string columns and columns without a
 // finite cell, Std also when there are fewer than two, so the JSON never
-// holds NaN.
+// holds NaN. Min and Max are the extremes of the finite cells, nil when Mean
+// is. Histogram is the distribution of a numeric column's non-null cells,
+// nil for string columns and columns without a non-null cell.
 type ColumnProfile struct {
-	Name      string   `json:"name"`
-	DType     string   `json:"dtype"`
-	Mean      *float64 `json:"mean"`
-	Std       *float64 `json:"std"`
-	NullCount int      `json:"null_count"`
+	Name      string     `json:"name"`
+	DType     string     `json:"dtype"`
+	Mean      *float64   `json:"mean"`
+	Std       *float64   `json:"std"`
+	NullCount int        `json:"null_count"`
+	Min       *float64   `json:"min"`
+	Max       *float64   `json:"max"`
+	Histogram *Histogram `json:"histogram"`
 }
 
 // Quality holds whole-dataset quality measures.
@@ -75,6 +80,7 @@ type columnStats struct {
 	nulls int
 
 	n, nonNull int     // finite cells; non-null cells (finite and ±Inf)
+	negInf     int     // -Inf cells (+Inf ones are nonNull − n − negInf)
 	mean, m2   float64 // Welford's running mean and sum of squared deviations
 	min, max   float64 // over finite cells
 
@@ -86,6 +92,10 @@ type columnStats struct {
 	hist     *histogram
 	lo, hi   float64 // Tukey's fences
 	outliers int
+
+	// shown is the Histogram of the profile, filled by the histogram pass
+	// when the finite values are not kept.
+	shown *Histogram
 }
 
 func newColumnStats(name string, dtype DType, exact bool, capacity int) columnStats {
@@ -103,6 +113,9 @@ func (c *columnStats) add(v float64) {
 		return
 	case math.IsInf(v, 0):
 		c.nonNull++
+		if v < 0 {
+			c.negInf++
+		}
 		return
 	}
 	c.nonNull++
@@ -122,9 +135,15 @@ func (c *columnStats) outlierColumn() bool { return c.dtype == Int64 || c.dtype 
 // profile is the column's entry in the Profile.
 func (c *columnStats) profile() ColumnProfile {
 	cp := ColumnProfile{Name: c.name, DType: string(c.dtype), NullCount: c.nulls}
-	if c.dtype == String || c.n == 0 {
+	if c.dtype == String || c.nonNull == 0 {
 		return cp
 	}
+	cp.Histogram = c.histogram()
+	if c.n == 0 {
+		return cp
+	}
+	lo, hi := c.min, c.max
+	cp.Min, cp.Max = &lo, &hi
 	var mean, std float64
 	switch {
 	case c.exact && c.n >= 2:
@@ -139,6 +158,23 @@ func (c *columnStats) profile() ColumnProfile {
 		cp.Std = &std
 	}
 	return cp
+}
+
+// histogram is the column's Histogram: counted from the kept values, or the
+// one the histogram pass filled. A column of ±Inf cells only has no bins.
+func (c *columnStats) histogram() *Histogram {
+	h := c.shown
+	switch {
+	case c.n == 0:
+		h = &Histogram{Counts: []int{}}
+	case c.exact:
+		h = newHistogramFor(c.dtype, c.min, c.max)
+		for _, v := range c.finite {
+			h.add(v)
+		}
+	}
+	h.NegInf, h.PosInf = c.negInf, c.nonNull-c.n-c.negInf
+	return h
 }
 
 // fences sets Tukey's fences from the quartiles of the finite values:

@@ -178,11 +178,17 @@ func profileRows(rows int, cols []columnStats, exact bool, pass rowSource) (Prof
 }
 
 // estimateOutliers sets each outlier column's fences from a histogram pass
-// and counts its outliers in another.
+// and counts its outliers in another. The histogram pass, which knows each
+// column's range from the first, also counts every numeric column's
+// Histogram, so the profile's distributions cost no pass of their own.
 func estimateOutliers(cols []columnStats, pass rowSource) error {
-	var binned []int
+	var binned, shown []int
 	for j := range cols {
 		c := &cols[j]
+		if c.dtype != String && c.n > 0 {
+			shown = append(shown, j)
+			c.shown = newHistogramFor(c.dtype, c.min, c.max)
+		}
 		switch {
 		case !c.outlierColumn():
 		case c.n == 0:
@@ -191,22 +197,27 @@ func estimateOutliers(cols []columnStats, pass rowSource) error {
 			binned = append(binned, j)
 		}
 	}
-	if len(binned) == 0 {
+	if len(shown) == 0 {
 		return nil
 	}
-	bins := min(maxBins, max(minBins, histogramBinBudget/len(binned)))
-	for _, j := range binned {
-		cols[j].hist = newHistogram(cols[j].min, cols[j].max, bins)
+	if len(binned) > 0 {
+		bins := min(maxBins, max(minBins, histogramBinBudget/len(binned)))
+		for _, j := range binned {
+			cols[j].hist = newHistogram(cols[j].min, cols[j].max, bins)
+		}
 	}
 	err := pass(func(row []cell) error {
-		for _, j := range binned {
+		for _, j := range shown {
 			if v := row[j].num; !row[j].null && !math.IsInf(v, 0) && !math.IsNaN(v) {
-				cols[j].hist.add(v)
+				cols[j].shown.add(v)
+				if cols[j].hist != nil {
+					cols[j].hist.add(v)
+				}
 			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || len(binned) == 0 {
 		return err
 	}
 	for _, j := range binned {
