@@ -205,6 +205,9 @@ type DeliveryAttempt struct {
 	// DisableWebhook disables the registration (the endpoint answered 410 Gone); the
 	// delivery is then dead whatever NextAttemptAt says.
 	DisableWebhook bool
+	// Sent is what the attempt sent, kept in the delivery's attempt log
+	// (webhooks.go); nil keeps no entry.
+	Sent *SentAttempt
 }
 
 // RecordDeliveryAttempt stores the outcome of an attempt and releases the lease.
@@ -232,6 +235,9 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, a DeliveryAttempt) er
 			lease_until = NULL, last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ?`),
 			status, millis(next), code, a.Error, millis(now), a.DeliveryID); err != nil {
 			return fmt.Errorf("store: record attempt: %w", err)
+		}
+		if err := s.logAttempt(ctx, tx, tenantID, a); err != nil {
+			return err
 		}
 		if a.DisableWebhook {
 			if _, err := tx.ExecContext(ctx, s.Rebind(`UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?`),

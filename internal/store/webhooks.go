@@ -146,3 +146,89 @@ func scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
 	w.CreatedAt, w.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return w, nil
 }
+
+// AttemptLogSize is how many attempts of a delivery the store keeps: the newest, so
+// a delivery retried for 72 hours keeps its last ones (issue 15).
+const AttemptLogSize = 20
+
+// SentAttempt is what one delivery attempt sent: when, how long the exchange took,
+// and the signature headers it carried (internal/webhook.Headers; never the secret).
+type SentAttempt struct {
+	SentAt            time.Time
+	Duration          time.Duration
+	Signature         string // X-Service-Signature
+	SignatureID       string // webhook-id
+	SignatureTime     string // webhook-timestamp
+	StandardSignature string // webhook-signature
+}
+
+// AttemptLog is one logged attempt of a delivery.
+type AttemptLog struct {
+	SentAttempt
+	Attempt    int    // 1 for the first attempt
+	StatusCode int    // 0 when there was no HTTP answer
+	Error      string // why it failed; "" when it succeeded
+}
+
+// logAttempt adds the attempt a, recorded in tx, to its delivery's log and drops
+// entries older than the last AttemptLogSize. It numbers the entry with the
+// delivery's attempt count, which tx has just raised, so concurrent recorders of
+// one delivery cannot share a number.
+func (s *Store) logAttempt(ctx context.Context, tx *sql.Tx, tenantID string, a DeliveryAttempt) error {
+	if a.Sent == nil {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, s.Rebind(`SELECT attempt FROM webhook_deliveries WHERE id = ?`), a.DeliveryID).Scan(&n); err != nil {
+		return fmt.Errorf("store: log attempt: %w", err)
+	}
+	code := sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}
+	x := a.Sent
+	if _, err := tx.ExecContext(ctx, s.Rebind(`INSERT INTO webhook_attempts
+		(delivery_id, attempt, tenant_id, sent_at, duration_ms, status_code, error, signature, signature_id, signature_time, standard_signature)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		a.DeliveryID, n, tenantID, millis(x.SentAt), x.Duration.Milliseconds(), code, a.Error,
+		x.Signature, x.SignatureID, x.SignatureTime, x.StandardSignature); err != nil {
+		return fmt.Errorf("store: log attempt: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.Rebind(`DELETE FROM webhook_attempts WHERE delivery_id = ? AND attempt <= ?`),
+		a.DeliveryID, n-AttemptLogSize); err != nil {
+		return fmt.Errorf("store: trim attempt log: %w", err)
+	}
+	return nil
+}
+
+// AttemptLogs returns the logged attempts of the tenant's deliveries with the given
+// ids, newest first, keyed by delivery id; deliveries without any are absent.
+func (s *Store) AttemptLogs(ctx context.Context, tenantID string, deliveryIDs []string) (map[string][]AttemptLog, error) {
+	out := map[string][]AttemptLog{}
+	if len(deliveryIDs) == 0 {
+		return out, nil
+	}
+	args := []any{tenantID}
+	for _, id := range deliveryIDs {
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, s.Rebind(`SELECT delivery_id, attempt, sent_at, duration_ms, status_code, error,
+		signature, signature_id, signature_time, standard_signature FROM webhook_attempts
+		WHERE tenant_id = ? AND delivery_id IN (`+placeholders(len(deliveryIDs))+`) ORDER BY delivery_id, attempt DESC`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list attempts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id        string
+			l         AttemptLog
+			sent, dur int64
+			code      sql.NullInt64
+		)
+		if err := rows.Scan(&id, &l.Attempt, &sent, &dur, &code, &l.Error,
+			&l.Signature, &l.SignatureID, &l.SignatureTime, &l.StandardSignature); err != nil {
+			return nil, fmt.Errorf("store: read attempt: %w", err)
+		}
+		l.SentAt, l.Duration, l.StatusCode = fromMillis(sent), time.Duration(dur)*time.Millisecond, int(code.Int64)
+		out[id] = append(out[id], l)
+	}
+	return out, rows.Err()
+}

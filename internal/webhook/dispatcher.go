@@ -174,14 +174,14 @@ func (d *Dispatcher) DeliverOnce(ctx context.Context) (int, error) {
 
 // deliver makes one attempt and records it.
 func (d *Dispatcher) deliver(ctx context.Context, dd store.DueDelivery) error {
-	code, sendErr := d.send(ctx, dd)
+	code, sent, sendErr := d.send(ctx, dd)
 	if stopping(ctx) {
 		// Shutting down: the attempt is not the endpoint's fault. Leave the lease to
 		// expire so the next leader sends it again, unpenalised.
 		return nil
 	}
 	at := d.opts.Now()
-	a := store.DeliveryAttempt{DeliveryID: dd.ID, StatusCode: code}
+	a := store.DeliveryAttempt{DeliveryID: dd.ID, StatusCode: code, Sent: sent}
 	outcome := OutcomeSucceeded
 	switch {
 	case sendErr == nil && code >= 200 && code < 300:
@@ -217,26 +217,33 @@ func (d *Dispatcher) deliver(ctx context.Context, dd store.DueDelivery) error {
 }
 
 // send POSTs the stored payload, freshly signed, and returns the status code (0
-// without an answer).
-func (d *Dispatcher) send(ctx context.Context, dd store.DueDelivery) (int, error) {
+// without an answer) and what it sent, for the attempt log: an attempt refused
+// before any request was made has no signature headers.
+func (d *Dispatcher) send(ctx context.Context, dd store.DueDelivery) (int, *store.SentAttempt, error) {
+	sent := &store.SentAttempt{SentAt: d.opts.Now()}
 	if _, err := checkURLSyntax(dd.URL, d.opts.AllowLoopback || d.opts.AllowPrivate); err != nil {
-		return 0, err
+		return 0, sent, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dd.URL, bytes.NewReader(dd.Payload))
 	if err != nil {
-		return 0, fmt.Errorf("webhook: build request: %w", err)
+		return 0, sent, fmt.Errorf("webhook: build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
-	Sign(dd.Secret, dd.EventID, d.opts.Now(), dd.Payload).Apply(req.Header)
+	h := Sign(dd.Secret, dd.EventID, sent.SentAt, dd.Payload)
+	h.Apply(req.Header)
+	sent.Signature, sent.SignatureID, sent.SignatureTime, sent.StandardSignature = h.Signature, h.ID, h.Timestamp, h.StandardSignature
+	start := time.Now()
 	resp, err := d.opts.HTTPClient.Do(req)
 	if err != nil {
-		return 0, err
+		sent.Duration = time.Since(start)
+		return 0, sent, err
 	}
 	defer resp.Body.Close()
 	// Drain a little so the connection can be reused; a huge body is not our problem.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, nil
+	sent.Duration = time.Since(start)
+	return resp.StatusCode, sent, nil
 }
 
 // jitter draws a value in [-1, 1).
