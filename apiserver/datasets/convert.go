@@ -61,11 +61,23 @@ func Of(d *discov1.Dataset) Dataset {
 }
 
 type ColumnProfile struct {
-	Name      string   `json:"name"`
-	DType     string   `json:"dtype"`
-	Mean      *float64 `json:"mean"`
-	Std       *float64 `json:"std"`
-	NullCount int      `json:"null_count"`
+	Name      string           `json:"name"`
+	DType     string           `json:"dtype"`
+	Mean      *float64         `json:"mean"`
+	Std       *float64         `json:"std"`
+	NullCount int              `json:"null_count"`
+	Min       *float64         `json:"min" doc:"Smallest finite value of a numeric column; null when mean is."`
+	Max       *float64         `json:"max" doc:"Largest finite value of a numeric column; null when mean is."`
+	Histogram *ColumnHistogram `json:"histogram" doc:"Distribution of a numeric column's non-null values; null for text columns, columns without a value, and profiles made before histograms existed."`
+}
+
+// ColumnHistogram is engine/data.Histogram as the API serves it.
+type ColumnHistogram struct {
+	Low    float64 `json:"low" doc:"Lower edge of the first bin."`
+	High   float64 `json:"high" doc:"Upper edge of the last bin; equal to low when the column holds one value."`
+	Counts []int   `json:"counts" maxItems:"20" doc:"Values per equal-width bin: bin i covers [low + i·w, low + (i+1)·w) with w = (high − low)/len(counts), the last bin also holding high. 20 bins over [min, max], or one per integer, centred on it, for an int64 or bool column spanning fewer than 20 integers. Empty when the column holds only ±Inf."`
+	NegInf int     `json:"neg_inf" doc:"-Inf values, not in any bin."`
+	PosInf int     `json:"pos_inf" doc:"+Inf values, not in any bin."`
 }
 
 type DataQuality struct {

@@ -63,6 +63,10 @@ func Register(api huma.API, d Deps) {
 		Summary: "List a registration's deliveries, newest first", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
 	}, auth.WebhooksWrite, s.listDeliveries)
 	transport.Register(g, huma.Operation{
+		OperationID: "getDelivery", Method: http.MethodGet, Path: "/{webhook_id}/deliveries/{delivery_id}",
+		Summary: "Get a delivery with its attempt log", Tags: []string{"Webhooks"}, Errors: []int{http.StatusNotFound},
+	}, auth.WebhooksWrite, s.getDelivery)
+	transport.Register(g, huma.Operation{
 		OperationID: "redeliver", Method: http.MethodPost, Path: "/{webhook_id}/deliveries/{delivery_id}/redeliver",
 		Summary: "Send a delivery again", Tags: []string{"Webhooks"}, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusNotFound},
@@ -210,10 +214,11 @@ func (s *handlers) listDeliveries(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
-	out := &resource.ListOutput[Delivery]{Body: resource.ListPage[Delivery]{Object: "list", Data: []Delivery{}}}
-	for _, d := range page {
-		out.Body.Data = append(out.Body.Data, deliveryOf(d))
+	logs, err := s.Store.AttemptLogs(ctx, t.ID, deliveryIDs(page))
+	if err != nil {
+		return nil, apierror.Internal(err)
 	}
+	out := &resource.ListOutput[Delivery]{Body: resource.ListPage[Delivery]{Object: "list", Data: deliveriesOf(page, logs)}}
 	if len(page) == limit {
 		more, err := s.Store.ListDeliveries(ctx, t.ID, in.WebhookID, 1, page[len(page)-1].ID)
 		if err != nil {
@@ -225,6 +230,41 @@ func (s *handlers) listDeliveries(ctx context.Context, in *struct {
 		}
 	}
 	return out, nil
+}
+
+func deliveryIDs(page []store.Delivery) []string {
+	out := make([]string, len(page))
+	for i, d := range page {
+		out[i] = d.ID
+	}
+	return out
+}
+
+type DeliveryPath struct {
+	WebhookPath
+	DeliveryID string `path:"delivery_id" maxLength:"64"`
+}
+
+func (s *handlers) getDelivery(ctx context.Context, in *DeliveryPath) (*struct{ Body Delivery }, error) {
+	_, t := auth.Who(ctx)
+	if _, err := s.webhook(ctx, in.WebhookID); err != nil {
+		return nil, err
+	}
+	if !ids.Valid(ids.Delivery, in.DeliveryID) {
+		return nil, apierror.NotFound("delivery", in.DeliveryID)
+	}
+	d, err := s.Store.DeliveryByID(ctx, t.ID, in.WebhookID, in.DeliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierror.NotFound("delivery", in.DeliveryID)
+	}
+	if err != nil {
+		return nil, apierror.Internal(err)
+	}
+	logs, err := s.Store.AttemptLogs(ctx, t.ID, []string{d.ID})
+	if err != nil {
+		return nil, apierror.Internal(err)
+	}
+	return &struct{ Body Delivery }{Body: deliveriesOf([]store.Delivery{d}, logs)[0]}, nil
 }
 
 func (s *handlers) redeliver(ctx context.Context, in *struct {
