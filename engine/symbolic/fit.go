@@ -98,6 +98,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		seeds = append(seeds, pl...)
 		seeds = append(seeds, exponentialSeeds(p, lib, sparseRSS)...)
 		seeds = append(seeds, sparse...)
+		seeds = append(seeds, transformSeeds(p, lib, pl, sparseRSS)...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
 		p.expired = expired
 		if opts.TimeLimit > 0 {

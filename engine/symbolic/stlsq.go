@@ -225,19 +225,8 @@ func (s *sparseRegression) tree(b *termBuilder, S []int, y []float64) (tree, boo
 // returns the w_j. The fit is unregularised least squares (QR) on the raw
 // terms plus an intercept, so an exact support gives exact weights.
 func (s *sparseRegression) weights(S []int, y []float64) ([]float64, bool) {
-	n := len(y)
-	a := mat.NewDense(n, len(S)+1, nil)
-	for i := 0; i < n; i++ {
-		a.Set(i, 0, 1)
-		for p, j := range S {
-			a.Set(i, p+1, s.lib[j].col[i])
-		}
-	}
-	var w mat.VecDense
-	if err := w.SolveVec(a, mat.NewVecDense(n, y)); err != nil {
-		return nil, false
-	}
-	return w.RawVector().Data[1:], true
+	_, w, ok := s.affineWeights(S, y)
+	return w, ok
 }
 
 // terms returns the library terms of support S.

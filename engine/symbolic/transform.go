@@ -1,0 +1,260 @@
+package symbolic
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Target transforms ("inverting the target", AI Feynman: Udrescu &
+// Tegmark 2020, Sci. Adv. 6:eaay2631, and AI Feynman 2.0, NeurIPS 2020).
+//
+// Many laws that no short sum of terms fits become one after an invertible
+// map of the target. A relativistic factor y = M/sqrt(1 − v²/c²) is
+// (y/M)^−2 = 1 − (v/c)², two terms; a Gaussian y = exp(−(θ/σ)²/2)/σ is
+// log(y·σ) = c − ½·(θ/σ)²; y = M·(a + b·x)² is sqrt(y/M) = a + b·x.
+// transformSeeds fits T(y/M) for each transform T and each candidate
+// monomial M (1 and the power-law monomials) as a short sparse linear
+// combination c0 + Σ w_k·t_k of library terms and squared ratios, and
+// writes the inverse y = M·T⁻¹(c0 + Σ w_k·t_k) as a seed. Unlike the
+// implicit rational fit (rational.go) the regression is explicit in the
+// transformed target, so noise in y enters as noise in the regression's
+// target, which least squares averages out, and not as noise in its
+// columns.
+
+// targetTransform is an invertible map of the (sign-normalised) target.
+type targetTransform struct {
+	forward func(z float64) float64
+	// inverse writes T⁻¹(inner) with the allowed operators.
+	inverse func(b *termBuilder, inner tree) (tree, bool)
+}
+
+// targetTransforms are the maps tried, in order: the inverse square (γ
+// factors), the inverse, the square (norms), the square root (squares of
+// sums) and the logarithm (exponentials and Gaussians).
+var targetTransforms = []targetTransform{
+	{func(z float64) float64 { return 1 / (z * z) }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -0.5) }},
+	{func(z float64) float64 { return 1 / z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -1) }},
+	{func(z float64) float64 { return z * z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 0.5) }},
+	{math.Sqrt, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 2) }},
+	{math.Log, func(b *termBuilder, t tree) (tree, bool) {
+		if !b.has[opExp] {
+			return nil, false
+		}
+		return append(t, opNode(opExp)), true
+	}},
+}
+
+const (
+	// maxTransformTerms bounds the terms of a transformed fit: the point of
+	// a transform is that the law becomes short; a long series in the
+	// transformed target fits any smooth law.
+	maxTransformTerms = 3
+	// maxTransformVars bounds the inputs for which each single input is
+	// also tried as M (beside 1 and the power-law monomials, whose rounded
+	// exponents the factor T⁻¹(…) can bias).
+	maxTransformVars = 6
+	// maxTransformSeeds caps the seeds of this pass.
+	maxTransformSeeds = 6
+	// transformRows is the number of rows the transformed regressions use
+	// (evenly spaced over the data): they only choose supports; the
+	// seeds are scored on all rows.
+	transformRows = 300
+	// transformSlack is how much worse than the plain sparse fit a
+	// transformed seed may fit y.
+	transformSlack = 1.1
+)
+
+// transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k), best first. monos are
+// candidate monomials M (the power-law seeds); M = 1 and M = x_j for each
+// input are tried too. A
+// seed must fit y about as well as the plain sparse pass did, whose
+// smallest residual (a share of var(y)) is floor: within transformSlack of
+// it, because with noise a sparse series of up to eight terms fits a little
+// of the noise that a short transformed law leaves.
+func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) []tree {
+	b := newTermBuilder(p.g)
+	if len(lib) == 0 || !b.has[opMul] || !b.has[opAdd] || len(p.y) < 20 {
+		return nil
+	}
+	n := len(p.y)
+	rows := make([]int, min(n, transformRows))
+	for k := range rows {
+		rows[k] = k * n / len(rows)
+	}
+	pick := func(col []float64) []float64 {
+		out := make([]float64, len(rows))
+		for k, i := range rows {
+			out[k] = col[i]
+		}
+		return out
+	}
+	var terms []libraryTerm
+	for _, t := range append(slices.Clone(lib), squaredRatios(p, b)...) {
+		if c := pick(t.col); usableColumn(c) {
+			terms = append(terms, libraryTerm{t: t.t, col: c})
+		}
+	}
+	sub := make([][]float64, len(p.cols))
+	for _, j := range p.g.vars {
+		sub[j] = pick(p.cols[j])
+	}
+	ySub := pick(p.y)
+	subEv := newEvaluator(sub, len(rows))
+	full := newEvaluator(p.cols, n)
+
+	type candidate struct {
+		t    tree
+		loss float64
+	}
+	var cands []candidate
+	seen := map[uint64]bool{}
+	ms := append([]tree{nil}, monos...)
+	if len(p.g.vars) <= maxTransformVars {
+		for _, j := range p.g.vars {
+			ms = append(ms, tree{varNode(j)})
+		}
+	}
+	for _, m := range ms {
+		z := slices.Clone(ySub)
+		if m != nil {
+			mv := subEv.eval(m)
+			for i := range z {
+				z[i] /= mv[i]
+			}
+		}
+		if !sameSign(z) {
+			continue
+		}
+		for _, tr := range targetTransforms {
+			if p.timeUp() {
+				break
+			}
+			zt := make([]float64, len(z))
+			for i, v := range z {
+				zt[i] = tr.forward(math.Abs(v))
+			}
+			if !usableColumn(zt) {
+				continue
+			}
+			s := newSparseRegression(terms, zt)
+			cand := s.independent()
+			models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
+			for _, sm := range models {
+				inner, ok := s.affineTree(b, sm.support, zt)
+				if !ok {
+					continue
+				}
+				t, ok := tr.inverse(b, inner)
+				if !ok {
+					continue
+				}
+				if m != nil {
+					t = append(append(m.clone(), t...), opNode(opMul))
+				}
+				if !p.g.fits(t) {
+					continue
+				}
+				h := t.hash()
+				if seen[h] {
+					continue
+				}
+				seen[h] = true
+				if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
+					cands = append(cands, candidate{t, ind.loss})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.loss, b.loss) })
+	var seeds []tree
+	for _, c := range cands[:min(len(cands), maxTransformSeeds)] {
+		seeds = append(seeds, c.t)
+	}
+	return seeds
+}
+
+// affineTree writes c0 + Σ w_k·t_k, fitted by least squares on support S,
+// divided by |c0| (or by the largest |w_k| when c0 is 0) so that a weight
+// equal to the intercept, as in 1 − (v/c)², carries no constant. The
+// positive factor is harmless under every inverse: for powers linear
+// scaling absorbs it, and for exp it is a constant exponent scale that the
+// constant fitting refines.
+func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tree, bool) {
+	c0, w, ok := s.affineWeights(S, y)
+	if !ok {
+		return nil, false
+	}
+	scale := math.Abs(c0)
+	if scale < 1e-9*maxAbs(w) {
+		c0, scale = 0, maxAbs(w)
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return nil, false
+	}
+	t, ok := b.weightedSum(s.terms(S), w, scale)
+	if !ok || c0 == 0 {
+		return t, ok
+	}
+	if !b.has[opAdd] {
+		return nil, false
+	}
+	r := c0 / scale // ±1
+	return append(t, constNode(r), opNode(opAdd)), true
+}
+
+// affineWeights fits y = c0 + Σ w_k·term_k on support S by unregularised
+// least squares (QR) in the original units.
+func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float64, bool) {
+	n := len(y)
+	a := mat.NewDense(n, len(S)+1, nil)
+	for i := 0; i < n; i++ {
+		a.Set(i, 0, 1)
+		for p, j := range S {
+			a.Set(i, p+1, s.lib[j].col[i])
+		}
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(a, mat.NewVecDense(n, y)); err != nil {
+		return 0, nil, false
+	}
+	d := w.RawVector().Data
+	return d[0], d[1:], true
+}
+
+func maxAbs(w []float64) float64 {
+	m := 0.0
+	for _, v := range w {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// raise returns t^k with the allowed operators (k ∈ {2, 0.5, −1, −0.5}),
+// or false.
+func (b *termBuilder) raise(t tree, k float64) (tree, bool) {
+	t = t.clone()
+	if b.has[opPow] && b.exponents[k] {
+		return append(t, powNode(k)), true
+	}
+	switch k {
+	case 2:
+		if b.has[opMul] {
+			return append(append(t, t...), opNode(opMul)), true
+		}
+	case 0.5:
+		if b.has[opSqrt] {
+			return append(t, opNode(opSqrt)), true
+		}
+	case -1:
+		if b.has[opDiv] {
+			return append(append(tree{constNode(1)}, t...), opNode(opDiv)), true
+		}
+	case -0.5:
+		if b.has[opDiv] && b.has[opSqrt] {
+			return append(append(tree{constNode(1)}, t...), opNode(opSqrt), opNode(opDiv)), true
+		}
+	}
+	return nil, false
+}

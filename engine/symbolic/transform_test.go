@@ -1,0 +1,137 @@
+package symbolic
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// transformProblem builds the seeding problem Fit builds, on X and y.
+func transformProblem(X [][]float64, y []float64) *problem {
+	ops, _ := parseOperators(DefaultOperators)
+	s := resolve(Options{})
+	g := newGrammar(ops, s)
+	names := make([]string, len(X))
+	for j := range X {
+		g.vars = append(g.vars, j)
+		names[j] = string(rune('a' + j))
+	}
+	_, sd := stat.PopMeanStdDev(y, nil)
+	p := &problem{cols: X, y: y, varY: sd * sd, names: names, g: g, s: s, expired: func() bool { return false }}
+	p.setSearchRows(1)
+	return p
+}
+
+// relativistic draws I.48.2's inputs (m, v, c) on AI Feynman's ranges and
+// y = m·c²/sqrt(1 − v²/c²), with Gaussian noise of noise·RMS(y).
+func relativistic(seed uint64, noise float64) ([][]float64, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	n := 1000
+	X := [][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
+	for i := 0; i < n; i++ {
+		X[0][i] = 1 + 4*rng.Float64()
+		X[1][i] = 1 + rng.Float64()
+		X[2][i] = 3 + 7*rng.Float64()
+	}
+	y := target(X, func(v []float64) float64 { return v[0] * v[2] * v[2] / math.Sqrt(1-v[1]*v[1]/(v[2]*v[2])) })
+	addNoise(rng, y, noise)
+	return X, y
+}
+
+func addNoise(rng *rand.Rand, y []float64, noise float64) {
+	var ss float64
+	for _, v := range y {
+		ss += v * v
+	}
+	sd := noise * math.Sqrt(ss/float64(len(y)))
+	for i := range y {
+		y[i] += sd * rng.NormFloat64()
+	}
+}
+
+// bestTransformSeed runs the plain sparse pass and the transform pass as
+// Fit does and returns the transform seeds' smallest MSE on all rows and
+// that seed.
+func bestTransformSeed(t *testing.T, p *problem) (float64, tree) {
+	t.Helper()
+	lib := buildLibrary(p)
+	_, floor := sparseSeeds(p, lib)
+	seeds := transformSeeds(p, lib, powerLawSeeds(p), floor)
+	if len(seeds) == 0 {
+		t.Fatal("no transform seeds")
+	}
+	ev := newEvaluator(p.cols, len(p.y))
+	best, bestT := math.Inf(1), tree(nil)
+	for _, s := range seeds {
+		if l := evaluate(ev, p.y, s).loss; l < best {
+			best, bestT = l, s
+		}
+	}
+	return best, bestT
+}
+
+// Inverting the target turns each law below into a short sum: (y/M)^−2,
+// 1/(y/M), (y/M)², sqrt(y/M) or log(y/M) is linear in at most three
+// library terms, so a seed must reproduce the noiseless data exactly.
+func TestTransformSeedsInvertTarget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	X := sample(rng, 3, 400, 1, 3)
+	laws := map[string]func(x []float64) float64{
+		"inverse square: a/sqrt(1-(b/(4c))^2)": func(x []float64) float64 { return x[0] / math.Sqrt(1-x[1]*x[1]/(16*x[2]*x[2])) },
+		"inverse: a/(1+cos(b)/2)":              func(x []float64) float64 { return x[0] / (1 + math.Cos(x[1])/2) },
+		"square: sqrt(a^2+sin(b))":             func(x []float64) float64 { return math.Sqrt(x[0]*x[0] + math.Sin(x[1])) },
+		"square root: (a+sin(b))^2": func(x []float64) float64 {
+			return (x[0] + math.Sin(x[1])) * (x[0] + math.Sin(x[1]))
+		},
+		"log: exp(-(a/c)^2/2)/c": func(x []float64) float64 { return math.Exp(-x[0]*x[0]/(2*x[2]*x[2])) / x[2] },
+	}
+	for name, f := range laws {
+		t.Run(name, func(t *testing.T) {
+			p := transformProblem(X, target(X, f))
+			loss, s := bestTransformSeed(t, p)
+			if loss > 1e-10*p.varY {
+				t.Fatalf("best seed %s has MSE %.3g (var y %.3g)", format(toExpr(s), p.names), loss, p.varY)
+			}
+		})
+	}
+}
+
+// With 1 % noise the γ factor is still a two-term law of (y/M)^−2, while
+// the sparse and rational passes see a tiny correction to m·c²; the
+// transform seed fits as well as the truth and has the truth's shape.
+func TestTransformSeedsNoisyRelativisticFactor(t *testing.T) {
+	X, y := relativistic(3, 0.01)
+	p := transformProblem(X, y)
+	loss, s := bestTransformSeed(t, p)
+	truth := target(X, func(v []float64) float64 { return v[0] * v[2] * v[2] / math.Sqrt(1-v[1]*v[1]/(v[2]*v[2])) })
+	_, _, truthMSE, _ := linearScale(truth, y)
+	if loss > 1.05*truthMSE {
+		t.Fatalf("best seed %s: MSE %.4g, the truth's %.4g", format(toExpr(s), p.names), loss, truthMSE)
+	}
+	if !slices.ContainsFunc(s, func(nd node) bool { return nd.op == opPow && nd.c == -0.5 }) {
+		t.Fatalf("best seed %s is not M·(…)^-0.5", format(toExpr(s), p.names))
+	}
+}
+
+// Noise has no transformed law: no seed may fit pure noise much better
+// than its variance.
+func TestTransformSeedsNoiseFindsNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	X := sample(rng, 3, 500, 1, 5)
+	y := make([]float64, 500)
+	for i := range y {
+		y[i] = 3 + rng.NormFloat64()
+	}
+	p := transformProblem(X, y)
+	lib := buildLibrary(p)
+	_, floor := sparseSeeds(p, lib)
+	ev := newEvaluator(X, len(y))
+	for _, s := range transformSeeds(p, lib, powerLawSeeds(p), floor) {
+		if l := evaluate(ev, y, s).loss; l < 0.97*p.varY {
+			t.Fatalf("seed %s explains %.1f %% of pure noise", format(toExpr(s), p.names), 100*(1-l/p.varY))
+		}
+	}
+}
