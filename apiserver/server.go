@@ -175,7 +175,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.oauth = oauth.NewProvider(oauthStorage, s.oauthSecret, opts.BaseURL+"/auth/token")
 
-	s.authn = auth.NewAuthenticator(opts.Store, s.oauth, s.now, s.kit.Get)
+	s.authn = auth.NewAuthenticator(opts.Store, s.oauth, s.now, s.kit.Access.Reader)
 
 	var limiter ratelimit.Limiter
 	if opts.RedisURL != "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/discolab/disco/dashboard"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // dashboardClientName names the dashboard's OAuth client in each tenant.
@@ -115,7 +116,7 @@ func (c *dashboardClients) ensure(ctx context.Context, tenantID string) (string,
 // tenantIn tells whether a Tenant object exists, for the cluster's facade.
 func tenantIn(reader client.Reader) func(context.Context, string) bool {
 	return func(ctx context.Context, tenantID string) bool {
-		return reader.Get(ctx, client.ObjectKey{Name: ids.ToName(tenantID)}, &discov1.Tenant{}) == nil
+		return tenancy.Get(ctx, reader, tenantID, &discov1.Tenant{}) == nil
 	}
 }
 

@@ -285,7 +285,7 @@ func ensureDefaultTenant(ctx context.Context, c client.Client) (string, error) {
 		return "", fmt.Errorf("list tenants: %w", err)
 	}
 	if len(list.Items) > 0 {
-		return ids.FromName(list.Items[0].Name), nil
+		return list.Items[0].ID(), nil
 	}
 	id := ids.New(ids.Tenant)
 	t := &discov1.Tenant{

@@ -169,7 +169,7 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 			"the namespace belongs to no tenant yet; profiling waits for it")
 		return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
 	}
-	tenantID := ids.FromName(tenant.Name)
+	tenantID := tenant.ID()
 	if key, _, _ := ds.File(); key != "" && !blob.UnderDatasetPrefix(tenantID, ds.Namespace, key) && !r.ownsLegacyKey(ctx, ds, tenantID) {
 		failDataset(ds, discov1.ReasonBlobKeyOutsideTenant, fmt.Sprintf("spec.blobKey is outside this tenant's datasets (%s); "+
 			"a dataset may only name files uploaded to its own tenant", blob.DatasetPrefix(tenantID, ds.Namespace)))

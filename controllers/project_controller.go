@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/tenancy"
 )
@@ -97,7 +96,7 @@ func (r *ProjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 
 func (r *ProjectReconciler) tenantReady(ctx context.Context, project *discov1.Project) (bool, string, string) {
 	tenant := &discov1.Tenant{}
-	if err := r.Get(ctx, client.ObjectKey{Name: ids.ToName(project.TenantID())}, tenant); err != nil {
+	if err := tenancy.Get(ctx, r.Client, project.TenantID(), tenant); err != nil {
 		return false, discov1.ReasonTenantNotFound, "tenant " + project.TenantID() + " does not exist"
 	}
 	if ns := TenantNamespace(tenant); ns != project.Namespace {

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
 )
 
@@ -70,7 +69,7 @@ func (r *TenantAPIKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if !t.DeletionTimestamp.IsZero() || ns == "" || (len(t.Spec.APIKeys) == 0 && len(t.Status.APIKeys) == 0) {
 		return ctrl.Result{}, nil // the tenant controller's status update brings the namespace
 	}
-	tenantID := ids.FromName(t.Name)
+	tenantID := t.ID()
 	before := t.DeepCopy()
 	issued := map[string]discov1.IssuedAPIKey{}
 	for _, k := range t.Status.APIKeys {

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/tenancy"
 )
 
 // LabelManagedBy marks namespaces disco created, so deletion only removes its own.
@@ -67,6 +67,10 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 	if added, err := addFinalizer(ctx, r.Client, tenant); added || err != nil {
 		return ctrl.Result{}, err
 	}
+	// A human-named tenant is found by its id through this label (internal/tenancy.Get).
+	if labelled, err := setLabels(ctx, r.Client, tenant, map[string]string{discov1.LabelID: tenant.ID()}); labelled || err != nil {
+		return ctrl.Result{}, err
+	}
 
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, tenant)
@@ -78,16 +82,17 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		}
 	}()
 
+	tenant.Status.ID = tenant.ID()
 	name := TenantNamespace(tenant)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	op, err := controllerutil.CreateOrPatch(ctx, r.Client, ns, func() error {
-		if owner := ns.Labels[discov1.LabelTenant]; owner != "" && owner != ids.FromName(tenant.Name) {
+		if owner := ns.Labels[discov1.LabelTenant]; owner != "" && owner != tenant.ID() {
 			return fmt.Errorf("namespace %s belongs to tenant %s", name, owner)
 		}
 		if ns.Labels == nil {
 			ns.Labels = map[string]string{}
 		}
-		ns.Labels[discov1.LabelTenant] = ids.FromName(tenant.Name)
+		ns.Labels[discov1.LabelTenant] = tenant.ID()
 		if ns.CreationTimestamp.IsZero() {
 			// Only a namespace disco creates is disco's to delete with the tenant; an
 			// existing namespace named in spec.namespace is labelled but never owned.
@@ -172,7 +177,7 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *discov1.Tenant)
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return err
-	case ns.Labels[LabelManagedBy] == "disco" && ns.Labels[discov1.LabelTenant] == ids.FromName(tenant.Name):
+	case ns.Labels[LabelManagedBy] == "disco" && ns.Labels[discov1.LabelTenant] == tenant.ID():
 		if err := r.Delete(ctx, ns); client.IgnoreNotFound(err) != nil {
 			return err
 		}
@@ -193,11 +198,11 @@ func (r *TenantReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *TenantReconciler) tenantOfRun(ctx context.Context, o client.Object) []reconcile.Request {
-	ns := &corev1.Namespace{}
-	if err := r.Get(ctx, client.ObjectKey{Name: o.GetNamespace()}, ns); err != nil || ns.Labels[discov1.LabelTenant] == "" {
+	t := tenancy.TenantOf(ctx, r.Client, o.GetNamespace())
+	if t == nil {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}}}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: t.Name}}}
 }
 
 // runPhaseChanged passes run creations, deletions and phase changes.

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/tenancy"
 	"github.com/discolab/disco/runexec"
 )
@@ -122,7 +121,7 @@ func tenantLimitRangeSpec(t *discov1.Tenant) corev1.LimitRangeSpec {
 // ensureQuota creates the tenant namespace's ResourceQuota and LimitRange, or brings them
 // back to the tier's and spec.quota's figures.
 func (r *TenantReconciler) ensureQuota(ctx context.Context, tenant *discov1.Tenant, ns string) error {
-	labels := map[string]string{LabelManagedBy: "disco", discov1.LabelTenant: ids.FromName(tenant.Name)}
+	labels := map[string]string{LabelManagedBy: "disco", discov1.LabelTenant: tenant.ID()}
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: TenantQuotaName, Namespace: ns}}
 	limits := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: TenantQuotaName, Namespace: ns}}
 	for _, o := range []struct {

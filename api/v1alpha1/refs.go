@@ -33,6 +33,11 @@ func PublicIDFor(prefix, namespace, name string) string {
 	return ids.Derive(prefix, "name", namespace, name)
 }
 
+// ID is the tenant's public id (ten_...). A Tenant applied with kubectl may have a human
+// name (physics-lab); its id is derived from the name, as for the namespaced kinds, and the
+// tenant controller labels it with LabelID so the facade finds it by id.
+func (t *Tenant) ID() string { return PublicIDFor(ids.Tenant, "", t.Name) }
+
 // ID is the project's public id (proj_...).
 func (p *Project) ID() string { return PublicIDFor(ids.Project, p.Namespace, p.Name) }
 

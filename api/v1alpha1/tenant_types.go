@@ -93,6 +93,13 @@ type TenantQuota struct {
 
 // TenantStatus is the observed state of a tenant.
 type TenantStatus struct {
+	// ID is the tenant's public id (ten_ followed by 26 characters), which API keys, users
+	// and the REST API name it by: read from metadata.name when the tenant was created
+	// through disco (ten-<26 characters>), derived from it when the name is a person's
+	// (physics-lab).
+	// +optional
+	ID string `json:"id,omitempty"`
+
 	// Namespace is the namespace the controller ensured.
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
@@ -135,6 +142,8 @@ type TenantStatus struct {
 // +kubebuilder:printcolumn:name="Queued",type=integer,JSONPath=`.status.runsQueued`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.id`,priority=1
+// +kubebuilder:validation:XValidation:rule="(has(self.spec) && has(self.spec.__namespace__)) || (size(self.metadata.name) <= 57 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",message="a tenant without spec.namespace gets the namespace disco-<name>, so its name must be a DNS label (lower-case letters, digits, '-') of at most 57 characters; or set spec.namespace"
 type Tenant struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -16,10 +16,8 @@ import (
 	"github.com/discolab/disco/apiserver/oauth"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/internal/tenancy"
 )
-
-// Getter reads one object: the facade's cache, falling back to the API server.
-type Getter func(ctx context.Context, key client.ObjectKey, obj client.Object) error
 
 // Authenticator resolves a request's Bearer credential (API key or OAuth session token)
 // into its Caller.
@@ -27,14 +25,14 @@ type Authenticator struct {
 	store    *store.Store
 	sessions *oauth.Provider
 	now      func() time.Time
-	get      Getter
+	read     client.Reader
 	keys     *keyCache
 }
 
 // NewAuthenticator checks API keys against st, session tokens against sessions, and
-// reads Tenant objects with get.
-func NewAuthenticator(st *store.Store, sessions *oauth.Provider, now func() time.Time, get Getter) *Authenticator {
-	return &Authenticator{store: st, sessions: sessions, now: now, get: get, keys: newKeyCache()}
+// reads Tenant objects with read (the facade's cache, falling back to the API server).
+func NewAuthenticator(st *store.Store, sessions *oauth.Provider, now func() time.Time, read client.Reader) *Authenticator {
+	return &Authenticator{store: st, sessions: sessions, now: now, read: read, keys: newKeyCache()}
 }
 
 // Forget drops every cached copy of the API key with that id, so its revocation or roll
@@ -134,13 +132,14 @@ func (a *Authenticator) sessionPrincipal(ctx context.Context, token string) (*Pr
 	}, nil
 }
 
-// tenantByID reads the Tenant object (cluster-scoped, named after the id).
+// tenantByID reads the Tenant object (cluster-scoped, named after the id or, when applied
+// with kubectl under a human name, found by its id label: internal/tenancy.Get).
 func (a *Authenticator) tenantByID(ctx context.Context, id string) (*Tenant, *apierror.Error) {
 	if !ids.Valid(ids.Tenant, id) {
 		return nil, apierror.Unauthenticated("invalid", "the credential's tenant is unknown")
 	}
 	var t discov1.Tenant
-	err := a.get(ctx, client.ObjectKey{Name: ids.ToName(id)}, &t)
+	err := tenancy.Get(ctx, a.read, id, &t)
 	if apierrors.IsNotFound(err) {
 		return nil, apierror.Unauthenticated("invalid", "the credential's tenant no longer exists")
 	}

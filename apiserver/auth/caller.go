@@ -7,7 +7,6 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver/apierror"
-	"github.com/discolab/disco/internal/ids"
 )
 
 // Operation metadata keys: the scope an operation requires, or that it is public.
@@ -39,7 +38,7 @@ func TenantOf(t *discov1.Tenant) *Tenant {
 	if tier == "" {
 		tier = discov1.TenantTierFree
 	}
-	return &Tenant{ID: ids.FromName(t.Name), Namespace: ns, Tier: tier, Groups: t.Spec.Groups}
+	return &Tenant{ID: t.ID(), Namespace: ns, Tier: tier, Groups: t.Spec.Groups}
 }
 
 type callerKey struct{}

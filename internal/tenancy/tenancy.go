@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
@@ -41,8 +42,34 @@ func TenantOf(ctx context.Context, c client.Reader, namespace string) *discov1.T
 		return nil
 	}
 	t := &discov1.Tenant{}
-	if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(ns.Labels[discov1.LabelTenant])}, t); err != nil {
+	if err := Get(ctx, c, ns.Labels[discov1.LabelTenant], t); err != nil {
 		return nil
 	}
 	return t
+}
+
+// Get reads the Tenant with the public id into t. A Tenant created through the REST API or
+// `disco dev` is named by its id (ids.ToName); one applied with kubectl may have a human
+// name, and is found by the LabelID the tenant controller puts on it. The label is only an
+// index: a Tenant counts only when its own name derives the id, so a label copied onto
+// another Tenant finds nothing.
+func Get(ctx context.Context, c client.Reader, id string, t *discov1.Tenant) error {
+	if !ids.Valid(ids.Tenant, id) {
+		return apierrors.NewNotFound(discov1.GroupVersion.WithResource("tenants").GroupResource(), id)
+	}
+	err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(id)}, t)
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	list := &discov1.TenantList{}
+	if err := c.List(ctx, list, client.MatchingLabels{discov1.LabelID: id}); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		if list.Items[i].ID() == id {
+			list.Items[i].DeepCopyInto(t)
+			return nil
+		}
+	}
+	return apierrors.NewNotFound(discov1.GroupVersion.WithResource("tenants").GroupResource(), id)
 }

@@ -10,16 +10,18 @@ import (
 	"testing"
 	"time"
 
+	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
 	"github.com/discolab/disco/internal/store"
 	"github.com/discolab/disco/test/live"
 )
 
-// The tenant and namespace config/samples uses.
-const (
-	samplesTenantID  = "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa"
-	samplesNamespace = "physics-lab"
-)
+// The tenant and namespace config/samples uses: the tenant is named by a person, so its id
+// is derived from the name.
+const samplesNamespace = "physics-lab"
+
+var samplesTenantID = discov1.PublicIDFor(ids.Tenant, "", "physics-lab")
 
 // TestSamplesApplyInOnePass applies config/samples with a real kubectl against a fresh
 // `disco dev`, as its README says: one `kubectl apply -k`, human names and references by
@@ -64,6 +66,9 @@ func TestSamplesApplyInOnePass(t *testing.T) {
 	}
 	if got := get("drun", "first-look", "{.metadata.labels.discovery\\.disco\\.dev/project}"); got != projectID {
 		t.Errorf("run's project label = %q, want %q (set by the controller)", got, projectID)
+	}
+	if got := admin.must("", "get", "ten", "physics-lab", "-o", "jsonpath={.status.id}"); got != samplesTenantID {
+		t.Errorf("the tenant's status.id = %q, want %q (derived from its name)", got, samplesTenantID)
 	}
 	claims := admin.must("", "get", "clm", "-l", "discovery.disco.dev/run="+runID, "-o", "name")
 	if claims == "" || get("drun", "first-look", "{.status.claimsCount}") == "0" {
