@@ -26,6 +26,9 @@ type APIKey struct {
 	RevokedAt  *time.Time
 	ReplacedBy string     // id of the key that replaced this one by a roll
 	GraceUntil *time.Time // a rolled key stays valid until then
+	// LastUsedAt is when the key last authenticated a request, exact to
+	// APIKeyUseResolution; nil if it never has.
+	LastUsedAt *time.Time
 }
 
 // ActiveAt reports whether the key authenticates at time now: not revoked, not expired,
@@ -112,7 +115,7 @@ func (s *Store) insertAPIKey(ctx context.Context, tx *sql.Tx, n NewAPIKey) (APIK
 }
 
 const apiKeyColumns = `id, tenant_id, name, hash, prefix, scopes, project_ids, created_by, created_at,
-	expires_at, revoked_at, replaced_by, grace_until`
+	expires_at, revoked_at, replaced_by, grace_until, last_used_at`
 
 // APIKeyByHash returns the key with that hash whatever its state (check ActiveAt), or
 // ErrNotFound.
@@ -207,16 +210,40 @@ func (s *Store) RollAPIKey(ctx context.Context, tenantID, id, createdBy string, 
 	return k, plaintext, nil
 }
 
+// APIKeyUseResolution is how exact a key's LastUsedAt is: TouchAPIKey writes at most once
+// per key in this long, so authenticated traffic costs a write a minute per key rather than
+// one per request (issue 15).
+const APIKeyUseResolution = time.Minute
+
+// TouchAPIKey records that the key with that id authenticated a request at time at. It
+// writes only when the stored time is unset or more than APIKeyUseResolution older, so a
+// busy key is written once a minute whichever replica serves it; written reports whether
+// this call wrote. A later use never moves the time back.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) (written bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.Rebind(`UPDATE api_keys SET last_used_at = ?
+		WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`),
+		millis(at), id, millis(at.Add(-APIKeyUseResolution)))
+	if err != nil {
+		return false, fmt.Errorf("store: record api key use: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: record api key use: %w", err)
+	}
+	return n > 0, nil
+}
+
 func scanAPIKey(row interface{ Scan(...any) error }) (APIKey, error) {
 	var (
 		k                            APIKey
 		scopes, projects             string
 		created                      int64
 		expires, revoked, graceUntil sql.NullInt64
+		lastUsed                     sql.NullInt64
 		replacedBy                   sql.NullString
 	)
 	err := row.Scan(&k.ID, &k.TenantID, &k.Name, &k.Hash, &k.Prefix, &scopes, &projects, &k.CreatedBy, &created,
-		&expires, &revoked, &replacedBy, &graceUntil)
+		&expires, &revoked, &replacedBy, &graceUntil, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, ErrNotFound
 	}
@@ -231,6 +258,7 @@ func scanAPIKey(row interface{ Scan(...any) error }) (APIKey, error) {
 	}
 	k.CreatedAt = fromMillis(created)
 	k.ExpiresAt, k.RevokedAt, k.GraceUntil = timePtr(expires), timePtr(revoked), timePtr(graceUntil)
+	k.LastUsedAt = timePtr(lastUsed)
 	k.ReplacedBy = replacedBy.String
 	return k, nil
 }

@@ -75,6 +75,8 @@ func TestFacadeTablesMigrateFromTheFacadesOwn(t *testing.T) {
 			for _, table := range []string{"apiserver_settings", "oauth_clients", "oauth_tokens"} {
 				exec(`DROP TABLE ` + table)
 			}
+			exec(`ALTER TABLE api_keys DROP COLUMN last_used_at`) // undo 6 and 7 too
+			exec(`DROP TABLE webhook_attempts`)
 			exec(`DELETE FROM schema_migrations WHERE version >= 5`)
 			for _, stmt := range facadeTablesBefore {
 				exec(stmt)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -110,46 +111,132 @@ func (s *Store) VerifyPassword(ctx context.Context, username, password string) (
 // DisableUser disables the user and ends every session they hold; a disabled user stays
 // disabled (the first time is kept). Unknown usernames give ErrNotFound.
 func (s *Store) DisableUser(ctx context.Context, username string) error {
-	now := millis(s.Now())
-	return s.changeUser(ctx, "disable user", `UPDATE users SET disabled_at = COALESCE(disabled_at, ?), sessions_revoked_at = ?`, username, now, now)
+	return s.changeUser(ctx, "disable user", disableUser(s.Now()), byUsername(username))
 }
 
 // EnableUser lets a disabled user sign in again. Sessions ended by DisableUser stay
 // ended. Unknown usernames give ErrNotFound.
 func (s *Store) EnableUser(ctx context.Context, username string) error {
-	return s.changeUser(ctx, "enable user", `UPDATE users SET disabled_at = NULL`, username)
+	return s.changeUser(ctx, "enable user", enableUser, byUsername(username))
 }
 
 // DeleteUser removes the user. Their sessions end with them: a session is only accepted
 // while its user exists. Unknown usernames give ErrNotFound.
 func (s *Store) DeleteUser(ctx context.Context, username string) error {
-	return s.changeUser(ctx, "delete user", `DELETE FROM users`, username)
+	return s.changeUser(ctx, "delete user", deleteUser, byUsername(username))
 }
 
-// changeUser runs stmt, an UPDATE or DELETE of the users table with args for its
-// placeholders, on the user with that username (surrounding spaces ignored); an unknown
-// username gives ErrNotFound.
-func (s *Store) changeUser(ctx context.Context, op, stmt, username string, args ...any) error {
+// DisableTenantUser is DisableUser for the tenant's user with that id; a user of another
+// tenant gives ErrNotFound, as an unknown id does.
+func (s *Store) DisableTenantUser(ctx context.Context, tenantID, id string) error {
+	return s.changeUser(ctx, "disable user", disableUser(s.Now()), byTenantID(tenantID, id))
+}
+
+// EnableTenantUser is EnableUser for the tenant's user with that id.
+func (s *Store) EnableTenantUser(ctx context.Context, tenantID, id string) error {
+	return s.changeUser(ctx, "enable user", enableUser, byTenantID(tenantID, id))
+}
+
+// DeleteTenantUser is DeleteUser for the tenant's user with that id.
+func (s *Store) DeleteTenantUser(ctx context.Context, tenantID, id string) error {
+	return s.changeUser(ctx, "delete user", deleteUser, byTenantID(tenantID, id))
+}
+
+// TenantUser returns the tenant's user with that id, or ErrNotFound (also for a user of
+// another tenant).
+func (s *Store) TenantUser(ctx context.Context, tenantID, id string) (User, error) {
+	return scanUser(s.db.QueryRowContext(ctx, s.Rebind(`SELECT `+userColumns+` FROM users WHERE tenant_id = ? AND id = ?`), tenantID, id))
+}
+
+// ListUsers returns up to limit of the tenant's users in creation order, starting after
+// the user with id after ("" for the first page).
+func (s *Store) ListUsers(ctx context.Context, tenantID string, limit int, after string) ([]User, error) {
+	q := `SELECT ` + userColumns + ` FROM users WHERE tenant_id = ?`
+	args := []any{tenantID}
+	if after != "" {
+		q += ` AND (created_at, id) > (SELECT created_at, id FROM users WHERE tenant_id = ? AND id = ?)`
+		args = append(args, tenantID, after)
+	}
+	q += ` ORDER BY created_at, id LIMIT ?`
+	args = append(args, clampLimit(limit))
+	rows, err := s.db.QueryContext(ctx, s.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list users: %w", err)
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// userChange is an UPDATE or DELETE of the users table (without its WHERE) and the
+// arguments of its placeholders.
+type userChange struct {
+	stmt string
+	args []any
+}
+
+var (
+	enableUser = userChange{stmt: `UPDATE users SET disabled_at = NULL`}
+	deleteUser = userChange{stmt: `DELETE FROM users`}
+)
+
+// disableUser also revokes the user's sessions as of now.
+func disableUser(now time.Time) userChange {
+	ms := millis(now)
+	return userChange{stmt: `UPDATE users SET disabled_at = COALESCE(disabled_at, ?), sessions_revoked_at = ?`, args: []any{ms, ms}}
+}
+
+// userMatch picks the user a change applies to: a WHERE condition, its arguments, and how
+// to name the user in a not-found error.
+type userMatch struct {
+	cond string
+	args []any
+	name string
+}
+
+// byUsername matches the username, surrounding spaces ignored.
+func byUsername(username string) userMatch {
 	username = strings.TrimSpace(username)
-	res, err := s.db.ExecContext(ctx, s.Rebind(stmt+` WHERE username = ?`), append(args, username)...)
+	return userMatch{cond: `username = ?`, args: []any{username}, name: fmt.Sprintf("%q", username)}
+}
+
+// byTenantID matches the tenant's user with that id.
+func byTenantID(tenantID, id string) userMatch {
+	return userMatch{cond: `tenant_id = ? AND id = ?`, args: []any{tenantID, id}, name: id}
+}
+
+// changeUser applies c to the user m matches; no such user gives ErrNotFound.
+func (s *Store) changeUser(ctx context.Context, op string, c userChange, m userMatch) error {
+	res, err := s.db.ExecContext(ctx, s.Rebind(c.stmt+` WHERE `+m.cond), append(slices.Clone(c.args), m.args...)...)
 	if err != nil {
 		return fmt.Errorf("store: %s: %w", op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: no user %q", ErrNotFound, username)
+		return fmt.Errorf("%w: no user %s", ErrNotFound, m.name)
 	}
 	return nil
 }
 
+const userColumns = `id, tenant_id, username, password_hash, created_at, disabled_at, sessions_revoked_at`
+
 func (s *Store) userWhere(ctx context.Context, cond string, arg any) (User, error) {
+	return scanUser(s.db.QueryRowContext(ctx, s.Rebind(`SELECT `+userColumns+` FROM users WHERE `+cond), arg))
+}
+
+func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var (
 		u                 User
 		created           int64
 		disabled, revoked sql.NullInt64
 	)
-	err := s.db.QueryRowContext(ctx, s.Rebind(`SELECT id, tenant_id, username, password_hash, created_at, disabled_at, sessions_revoked_at
-		FROM users WHERE `+cond), arg).
-		Scan(&u.ID, &u.TenantID, &u.Username, &u.PasswordHash, &created, &disabled, &revoked)
+	err := row.Scan(&u.ID, &u.TenantID, &u.Username, &u.PasswordHash, &created, &disabled, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, ErrNotFound
 	}
