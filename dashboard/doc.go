@@ -23,7 +23,10 @@
 //     predicted) and the causal graph are the run's own plot artifacts, drawn by
 //     engine/artifacts and streamed from the REST artifacts endpoint; the Pareto front of
 //     a law claim is drawn from the run's law claims (error 1 − R² against complexity,
-//     both from the claims' evidence) with engine/artifacts.ParetoFront. SVGs are shown in
+//     both from the claims' evidence) with engine/artifacts.ParetoFront; a dataset
+//     column's histogram is drawn from the bins of the API's profile with gonum/plot's
+//     histogram plotter, the column named by position so its name stays out of URLs
+//     and drawings. SVGs are shown in
 //     <img>, where they cannot run scripts, and are served with a sandboxing CSP.
 //   - Sign-in is OAuth 2.0 authorization code with PKCE S256 (RFC 7636) against the
 //     facade's own authorization server (/v1/auth/authorize, /v1/auth/token,
@@ -57,10 +60,12 @@
 // (with a dynamics law's simulation horizons, NRMSE and term inclusion), every negative
 // control with its p-value, the fit plot, the Pareto front, the causal graph, tier history
 // and promote/demote with the API's refusal); datasets (streamed upload with a progress
-// bar, 413/422 as messages; the profile); the ledger (entries, chain verification, the
+// bar, 413/422 as messages; the profile, with a histogram per numeric column and the
+// reason when a column has none); the ledger (entries, chain verification, the
 // signed checkpoint, and each entry's inclusion proof recomputed in the browser); API keys
 // (create with scopes and project restriction, the secret shown once, roll, revoke);
-// webhooks (deliveries with attempts and last answer, how attempts are signed, redeliver);
+// webhooks (deliveries with attempts and last answer, each delivery's attempt log with
+// the signature headers every attempt was sent with, how to check them, redeliver);
 // OAuth clients.
 //
 // The list API has no score filter (discovery-api.md, "List filters seen"), so the claims
@@ -68,11 +73,8 @@
 // the first below the minimum; under another sort it filters each page it gets.
 //
 // Not offered, because the REST API does not offer it: managing users (there are no
-// users endpoints; `disco users` does it); a histogram per dataset column (the profile
-// has each column's mean, std and missing count, no bins or range, and the API serves no
-// dataset contents, so there is nothing to bin without inventing a distribution); a
-// last-used time of API keys (no last_used_at); the signature headers of past delivery
-// attempts (a delivery records its attempts' count and last answer, and each attempt is
-// signed when it is sent); and the fit of a law other than the one the run plotted (the
-// API serves no per-row predictions).
+// users endpoints; `disco users` does it); a last-used time of API keys (no
+// last_used_at); the top values of a text column (the profile counts no values); and the
+// fit of a law other than the one the run plotted (the API serves no per-row
+// predictions).
 package dashboard

@@ -30,6 +30,7 @@ func (d *Dashboard) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /projects/{pid}/datasets", d.authed(d.datasets))
 	m.HandleFunc("POST /projects/{pid}/datasets", d.authed(d.upload))
 	m.HandleFunc("GET /projects/{pid}/datasets/{did}", d.authed(d.dataset))
+	m.HandleFunc("GET /projects/{pid}/datasets/{did}/columns/{col}/histogram.svg", d.authed(d.columnHistogram))
 	m.HandleFunc("GET /projects/{pid}/ledger", d.authed(d.ledger))
 	m.HandleFunc("GET /projects/{pid}/ledger/{eid}", d.authed(d.ledgerEntry))
 	m.HandleFunc("GET /settings/keys", d.authed(d.keys))

@@ -209,11 +209,14 @@ type Profile struct {
 	RowCount    int `json:"row_count"`
 	ColumnCount int `json:"column_count"`
 	Columns     []struct {
-		Name      string   `json:"name"`
-		DType     string   `json:"dtype"`
-		Mean      *float64 `json:"mean"`
-		Std       *float64 `json:"std"`
-		NullCount int      `json:"null_count"`
+		Name      string     `json:"name"`
+		DType     string     `json:"dtype"`
+		Mean      *float64   `json:"mean"`
+		Std       *float64   `json:"std"`
+		NullCount int        `json:"null_count"`
+		Min       *float64   `json:"min"`
+		Max       *float64   `json:"max"`
+		Histogram *Histogram `json:"histogram"`
 	} `json:"columns"`
 	Quality struct {
 		Completeness    float64 `json:"completeness"`
@@ -276,6 +279,31 @@ type Delivery struct {
 	LastError      string     `json:"last_error"`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+	AttemptLog     []Attempt  `json:"attempt_log"`
+}
+
+// Histogram is a dataset column's distribution (ColumnHistogram in the API).
+type Histogram struct {
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Counts []int   `json:"counts"`
+	NegInf int     `json:"neg_inf"`
+	PosInf int     `json:"pos_inf"`
+}
+
+// Attempt is one logged attempt of a delivery, with the signature headers it was sent with.
+type Attempt struct {
+	Attempt    int       `json:"attempt"`
+	SentAt     time.Time `json:"sent_at"`
+	DurationMS int64     `json:"duration_ms"`
+	StatusCode int       `json:"status_code"`
+	Error      string    `json:"error"`
+	Signature  *struct {
+		XServiceSignature string `json:"x_service_signature"`
+		WebhookID         string `json:"webhook_id"`
+		WebhookTimestamp  string `json:"webhook_timestamp"`
+		WebhookSignature  string `json:"webhook_signature"`
+	} `json:"signature"`
 }
 
 type OAuthClient struct {
