@@ -13,8 +13,36 @@ import (
 // linear problem. Only variables of constant sign take part, and y must
 // not change sign or vanish.
 func powerLawSeeds(p *problem) []tree {
-	if !sameSign(p.y) {
+	vars, w, ok := powerLawFit(p)
+	if !ok {
 		return nil
+	}
+	b := newTermBuilder(p.g)
+	var seeds []tree
+	seen := map[uint64]bool{}
+	for _, step := range []float64{1, 0.5} {
+		pw := make([]float64, len(vars))
+		for j := range vars {
+			pw[j] = math.Round(w[j]/step) * step
+		}
+		t, ok := b.monomial(vars, pw)
+		if !ok || !p.g.fits(t) {
+			continue
+		}
+		if h := t.hash(); !seen[h] {
+			seen[h] = true
+			seeds = append(seeds, t)
+		}
+	}
+	return seeds
+}
+
+// powerLawFit returns the variables of constant sign and their exponents
+// p_j of the least-squares fit log|y| = log C + Σ p_j log|x_j|, or false
+// when y changes sign or vanishes or no variable keeps its sign.
+func powerLawFit(p *problem) ([]int, []float64, bool) {
+	if !sameSign(p.y) {
+		return nil, nil, false
 	}
 	var vars []int
 	for _, v := range p.g.vars {
@@ -23,7 +51,7 @@ func powerLawSeeds(p *problem) []tree {
 		}
 	}
 	if len(vars) == 0 {
-		return nil
+		return nil, nil, false
 	}
 	n := len(p.y)
 	a := mat.NewDense(n, len(vars)+1, nil)
@@ -37,26 +65,9 @@ func powerLawSeeds(p *problem) []tree {
 	}
 	var w mat.VecDense
 	if err := w.SolveVec(a, ly); err != nil {
-		return nil
+		return nil, nil, false
 	}
-	b := newTermBuilder(p.g)
-	var seeds []tree
-	seen := map[uint64]bool{}
-	for _, step := range []float64{1, 0.5} {
-		pw := make([]float64, len(vars))
-		for j := range vars {
-			pw[j] = math.Round(w.AtVec(j+1)/step) * step
-		}
-		t, ok := b.monomial(vars, pw)
-		if !ok || !p.g.fits(t) {
-			continue
-		}
-		if h := t.hash(); !seen[h] {
-			seen[h] = true
-			seeds = append(seeds, t)
-		}
-	}
-	return seeds
+	return vars, w.RawVector().Data[1:], true
 }
 
 // sameSign reports whether all values are non-zero and of one sign.

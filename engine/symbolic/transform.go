@@ -30,10 +30,12 @@ type targetTransform struct {
 	inverse func(b *termBuilder, inner tree) (tree, bool)
 }
 
-// targetTransforms are the maps tried, in order: the inverse square (γ
+// targetTransforms are the maps tried, in order: the identity (a sum
+// under a common factor, ¼·m·x²·(ω² + ω0²)), the inverse square (γ
 // factors), the inverse, the square (norms), the square root (squares of
 // sums) and the logarithm (exponentials and Gaussians).
 var targetTransforms = []targetTransform{
+	{func(z float64) float64 { return z }, func(_ *termBuilder, t tree) (tree, bool) { return t, true }},
 	{func(z float64) float64 { return 1 / (z * z) }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -0.5) }},
 	{func(z float64) float64 { return 1 / z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -1) }},
 	{func(z float64) float64 { return z * z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 0.5) }},
@@ -51,10 +53,12 @@ const (
 	// a transform is that the law becomes short; a long series in the
 	// transformed target fits any smooth law.
 	maxTransformTerms = 3
-	// maxTransformVars bounds the inputs for which each single input is
-	// also tried as M (beside 1 and the power-law monomials, whose rounded
-	// exponents the factor T⁻¹(…) can bias).
+	// maxTransformVars bounds the inputs for which the factors M include
+	// variants of the power law and single inputs (transformFactors).
 	maxTransformVars = 6
+	// maxTransformLibrary caps the library terms (simplest first) the
+	// transformed regressions choose from, which bounds their cost.
+	maxTransformLibrary = 200
 	// maxTransformSeeds caps the seeds of this pass.
 	maxTransformSeeds = 6
 	// transformRows is the number of rows the transformed regressions use
@@ -66,9 +70,8 @@ const (
 	transformSlack = 1.1
 )
 
-// transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k), best first. monos are
-// candidate monomials M (the power-law seeds); M = 1 and M = x_j for each
-// input are tried too. A
+// transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k), best first, for the
+// factors M of transformFactors; monos are the power-law seeds. A
 // seed must fit y about as well as the plain sparse pass did, whose
 // smallest residual (a share of var(y)) is floor: within transformSlack of
 // it, because with noise a sparse series of up to eight terms fits a little
@@ -91,7 +94,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		return out
 	}
 	var terms []libraryTerm
-	for _, t := range append(slices.Clone(lib), squaredRatios(p, b)...) {
+	for _, t := range append(slices.Clone(lib[:min(len(lib), maxTransformLibrary)]), squaredRatios(p, b)...) {
 		if c := pick(t.col); usableColumn(c) {
 			terms = append(terms, libraryTerm{t: t.t, col: c})
 		}
@@ -110,12 +113,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 	}
 	var cands []candidate
 	seen := map[uint64]bool{}
-	ms := append([]tree{nil}, monos...)
-	if len(p.g.vars) <= maxTransformVars {
-		for _, j := range p.g.vars {
-			ms = append(ms, tree{varNode(j)})
-		}
-	}
+	ms := transformFactors(p, b, monos)
 	for _, m := range ms {
 		z := slices.Clone(ySub)
 		if m != nil {
@@ -173,6 +171,44 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		seeds = append(seeds, c.t)
 	}
 	return seeds
+}
+
+// transformFactors lists the candidate factors M: none, the power-law
+// monomials, the rounded power law with one input left out (a factor
+// inside T⁻¹(…) biases the log-space exponents of the inputs it depends
+// on), and each single input, without repeats.
+func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
+	ms := append([]tree{nil}, monos...)
+	if len(p.g.vars) <= maxTransformVars {
+		if vars, w, ok := powerLawFit(p); ok {
+			pw := make([]float64, len(w))
+			for k := range w {
+				pw[k] = math.Round(w[k])
+			}
+			for k := range vars {
+				if pw[k] == 0 {
+					continue
+				}
+				q := slices.Clone(pw)
+				q[k] = 0
+				if t, ok := b.monomial(vars, q); ok && p.g.fits(t) {
+					ms = append(ms, t)
+				}
+			}
+		}
+		for _, j := range p.g.vars {
+			ms = append(ms, tree{varNode(j)})
+		}
+	}
+	out := ms[:1]
+	seen := map[uint64]bool{}
+	for _, m := range ms[1:] {
+		if h := m.hash(); !seen[h] {
+			seen[h] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // affineTree writes c0 + Σ w_k·t_k, fitted by least squares on support S,

@@ -80,6 +80,7 @@ func TestTransformSeedsInvertTarget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	X := sample(rng, 3, 400, 1, 3)
 	laws := map[string]func(x []float64) float64{
+		"identity: a*c^2*(b^2+sin(c))":         func(x []float64) float64 { return x[0] * x[2] * x[2] * (x[1]*x[1] + math.Sin(x[2])) },
 		"inverse square: a/sqrt(1-(b/(4c))^2)": func(x []float64) float64 { return x[0] / math.Sqrt(1-x[1]*x[1]/(16*x[2]*x[2])) },
 		"inverse: a/(1+cos(b)/2)":              func(x []float64) float64 { return x[0] / (1 + math.Cos(x[1])/2) },
 		"square: sqrt(a^2+sin(b))":             func(x []float64) float64 { return math.Sqrt(x[0]*x[0] + math.Sin(x[1])) },
