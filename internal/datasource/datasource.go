@@ -1,10 +1,12 @@
 // Package datasource opens the file a Dataset declares in spec.source (issue 14, item 7):
-// an object in an S3 bucket, a file under the manager's source root, or a key of a
-// ConfigMap. Every source is confined to the dataset's tenant: ConfigMaps and Secrets are
-// read from the dataset's own namespace, file paths from the namespace's own directory
-// under the root (symbolic links cannot leave it), and an S3 request goes to AWS or to an
-// endpoint the cluster admin allows, with the tenant's credentials or none, never the
-// manager's.
+// an object in an S3, Google Cloud Storage or Azure Blob Storage bucket, a file under the
+// manager's source root, or a key of a ConfigMap. Every source is confined to the
+// dataset's tenant: ConfigMaps and Secrets are read from the dataset's own namespace, file
+// paths from the namespace's own directory under the root (symbolic links cannot leave
+// it), and an object store request goes to the cloud's public endpoint or to an endpoint
+// the cluster admin allows, with the tenant's credentials or none, never the manager's
+// (a tenant must not read what the manager may; OWASP SSRF prevention: destinations come
+// from an allow-list).
 package datasource
 
 import (
@@ -17,15 +19,12 @@ import (
 	"net/url"
 	"os"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"gocloud.dev/blob"
 	"gocloud.dev/blob/s3blob"
-	"gocloud.dev/gcerrors"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +43,13 @@ type Opener struct {
 	// S3Endpoints are the endpoints (scheme://host[:port]) an s3:// URL may name with
 	// ?endpoint=; a URL without one goes to AWS.
 	S3Endpoints []string
+	// GCSEndpoints are the endpoints (scheme://host[:port]) a gs:// URL may name with
+	// ?endpoint=; a URL without one goes to storage.googleapis.com.
+	GCSEndpoints []string
+	// AzureEndpoints are the blob service URLs (scheme://host[:port][/account]) an
+	// azblob:// URL may name with ?endpoint=; a URL without one goes to
+	// https://<account>.blob.core.windows.net.
+	AzureEndpoints []string
 }
 
 // Error is a source that can never be read as written. Other errors may pass (a missing
@@ -72,13 +78,17 @@ func (o Opener) Open(ctx context.Context, namespace string, src *discov1.Dataset
 	switch u.Scheme {
 	case "file":
 		if src.SecretRef != nil {
-			return nil, refused("source.secretRef is for s3:// sources; a file:// source needs none")
+			return nil, refused("source.secretRef is for object store sources; a file:// source needs none")
 		}
 		return o.file(namespace, u)
 	case "s3":
 		return o.s3(ctx, namespace, u, src.SecretRef)
+	case "gs":
+		return o.gcs(ctx, namespace, u, src.SecretRef)
+	case "azblob":
+		return o.azure(ctx, namespace, u, src.SecretRef)
 	}
-	return nil, refused("source.url scheme %q is not supported: use s3:// or file://", u.Scheme)
+	return nil, refused("source.url scheme %q is not supported: use s3://, gs://, azblob:// or file://", u.Scheme)
 }
 
 func (o Opener) configMap(ctx context.Context, namespace string, ref discov1.ConfigMapKeyRef) (io.ReadCloser, error) {
@@ -146,29 +156,24 @@ func (o Opener) s3(ctx context.Context, namespace string, u *url.URL, secretRef 
 		return nil, refused("source.url %s must be s3://bucket/key", u.Redacted())
 	}
 	q := u.Query()
-	for k := range q {
-		if k != "region" && k != "endpoint" && k != "use_path_style" {
-			return nil, refused("source.url query parameter %q is not supported (region, endpoint and use_path_style are)", k)
-		}
+	if err := onlyParams(q, "region", "endpoint", "use_path_style"); err != nil {
+		return nil, err
 	}
 	opts := s3.Options{Region: q.Get("region"), Credentials: aws.AnonymousCredentials{}}
 	if opts.Region == "" {
 		opts.Region = "us-east-1"
 	}
 	if ep := q.Get("endpoint"); ep != "" {
-		if !slices.Contains(o.S3Endpoints, strings.TrimSuffix(ep, "/")) {
-			return nil, refused("the endpoint %s is not one this installation allows for dataset sources; the cluster admin lists them in the manager's --dataset-source-s3-endpoints", ep)
+		if err := allowedEndpoint(ep, o.S3Endpoints, "--dataset-source-s3-endpoints"); err != nil {
+			return nil, err
 		}
 		opts.BaseEndpoint = aws.String(ep)
 	}
 	opts.UsePathStyle = q.Get("use_path_style") == "true"
 	if secretRef != nil {
-		s := &corev1.Secret{}
-		if err := o.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretRef.Name}, s); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("the Secret %s does not exist in namespace %s (yet)", secretRef.Name, namespace)
-			}
-			return nil, fmt.Errorf("reading the Secret %s: %w", secretRef.Name, err)
+		s, err := o.secret(ctx, namespace, secretRef)
+		if err != nil {
+			return nil, err
 		}
 		id, secret := string(s.Data["AWS_ACCESS_KEY_ID"]), string(s.Data["AWS_SECRET_ACCESS_KEY"])
 		if id == "" || secret == "" {
@@ -180,24 +185,5 @@ func (o Opener) s3(ctx context.Context, namespace string, u *url.URL, secretRef 
 	if err != nil {
 		return nil, fmt.Errorf("opening the bucket %s: %w", u.Host, err)
 	}
-	r, err := bucket.NewReader(ctx, key, nil)
-	if err != nil {
-		_ = bucket.Close()
-		switch gcerrors.Code(err) {
-		case gcerrors.NotFound:
-			return nil, fmt.Errorf("the object %s does not exist (yet) in the bucket %s", key, u.Host)
-		case gcerrors.PermissionDenied:
-			return nil, fmt.Errorf("the bucket %s refused to give the object %s: check the credentials in source.secretRef", u.Host, key)
-		}
-		return nil, fmt.Errorf("reading s3://%s/%s: %w", u.Host, key, err)
-	}
-	return readCloser{r, bucket}, nil
+	return openObject(ctx, bucket, u, key, secretRef)
 }
-
-// readCloser closes the bucket with its reader.
-type readCloser struct {
-	*blob.Reader
-	bucket *blob.Bucket
-}
-
-func (r readCloser) Close() error { return errors.Join(r.Reader.Close(), r.bucket.Close()) }

@@ -169,6 +169,6 @@ func TestS3SourcesUseTheTenantsCredentialsOrNone(t *testing.T) {
 	wantRefused(t, err, "--dataset-source-s3-endpoints")
 	_, err = read(t, o, "team-a", &discov1.DatasetSource{URL: u + "&profile=admin"})
 	wantRefused(t, err, `"profile" is not supported`)
-	_, err = read(t, o, "team-a", &discov1.DatasetSource{URL: "gs://lab/sachs.csv"})
-	wantRefused(t, err, "use s3:// or file://")
+	_, err = read(t, o, "team-a", &discov1.DatasetSource{URL: "https://lab.example/sachs.csv"})
+	wantRefused(t, err, "use s3://, gs://, azblob:// or file://")
 }
