@@ -11,6 +11,7 @@ import (
 	"github.com/discolab/disco/apiserver/projects"
 	"github.com/discolab/disco/apiserver/runs"
 	"github.com/discolab/disco/apiserver/signin"
+	"github.com/discolab/disco/apiserver/users"
 	"github.com/discolab/disco/apiserver/webhooks"
 )
 
@@ -50,4 +51,5 @@ func (s *Server) registerRoutes() {
 	apikeys.Register(s.api, apikeys.Deps{Kit: kit, Store: o.Store, Forget: s.authn.Forget})
 	signin.Register(s.api, signin.Deps{Kit: kit, Store: o.Store, Sessions: s.oauth, Secret: s.oauthSecret})
 	oauthclients.Register(s.api, oauthclients.Deps{Kit: kit, Clients: s.oauth.Storage})
+	users.Register(s.api, users.Deps{Kit: kit, Store: o.Store})
 }

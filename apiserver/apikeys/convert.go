@@ -20,6 +20,7 @@ type APIKey struct {
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 	ReplacedBy string     `json:"replaced_by,omitempty"`
 	GraceUntil *time.Time `json:"grace_until,omitempty"`
+	LastUsedAt *time.Time `json:"last_used_at" nullable:"true" doc:"When the key last authenticated a request, exact to the minute; null if it never has."`
 	// Key is the plaintext, present only in the response that created it.
 	Key string `json:"key,omitempty" doc:"The key itself; shown once, in the response that creates it."`
 }
@@ -46,7 +47,7 @@ func (s *handlers) apiKeyOf(k store.APIKey) APIKey {
 	return APIKey{
 		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: resource.NonNil(k.Scopes), ProjectIDs: resource.NonNil(k.ProjectIDs), Status: status,
 		CreatedAt: k.CreatedAt.UTC(), CreatedBy: k.CreatedBy, ExpiresAt: utcOpt(k.ExpiresAt), RevokedAt: utcOpt(k.RevokedAt),
-		ReplacedBy: k.ReplacedBy, GraceUntil: utcOpt(k.GraceUntil),
+		ReplacedBy: k.ReplacedBy, GraceUntil: utcOpt(k.GraceUntil), LastUsedAt: utcOpt(k.LastUsedAt),
 	}
 }
 

@@ -27,12 +27,13 @@ type Authenticator struct {
 	now      func() time.Time
 	read     client.Reader
 	keys     *keyCache
+	uses     *useRecorder
 }
 
 // NewAuthenticator checks API keys against st, session tokens against sessions, and
 // reads Tenant objects with read (the facade's cache, falling back to the API server).
 func NewAuthenticator(st *store.Store, sessions *oauth.Provider, now func() time.Time, read client.Reader) *Authenticator {
-	return &Authenticator{store: st, sessions: sessions, now: now, read: read, keys: newKeyCache()}
+	return &Authenticator{store: st, sessions: sessions, now: now, read: read, keys: newKeyCache(), uses: newUseRecorder(st)}
 }
 
 // Forget drops every cached copy of the API key with that id, so its revocation or roll
@@ -108,6 +109,7 @@ func (a *Authenticator) apiKeyPrincipal(ctx context.Context, plaintext string) (
 	case !k.ActiveAt(now):
 		return nil, apierror.Unauthenticated("expired", "the API key has expired")
 	}
+	a.uses.record(k, now)
 	return &Principal{
 		Kind:         KindAPIKey,
 		TenantID:     k.TenantID,
