@@ -1,6 +1,10 @@
 package data
 
-import "math"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // HistogramBins is the number of equal-width bins of a numeric column's
 // Histogram (issue 15: a histogram per dataset column). It is fixed so a
@@ -52,4 +56,89 @@ func (h *Histogram) add(v float64) {
 	frac := (v/2 - h.Low/2) / (h.High/2 - h.Low/2)
 	b := int(math.Floor(frac * float64(n)))
 	h.Counts[min(max(b, 0), n-1)]++
+}
+
+// TopValuesShown is how many of a text column's most frequent values its profile
+// lists.
+const TopValuesShown = 10
+
+// What counting a text column's values may hold, whatever the file (issue 17):
+// the distinct values tracked, shared by the text columns (at least
+// minTrackedValues and at most maxTrackedValues each), and the longest value
+// tracked. A column exceeding either is not categorical and gets no top values.
+var distinctValueBudget = 1 << 14
+
+const (
+	minTrackedValues, maxTrackedValues = 16, 256
+	maxTrackedValueBytes               = 128
+)
+
+// ValueCount is a text value and the number of cells holding it.
+type ValueCount struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
+}
+
+// valueCounter counts a text column's distinct values exactly while they stay
+// few and short, so the top values of a categorical column are exact and an
+// identifier or free-text column costs at most its share of the budget.
+type valueCounter struct {
+	counts  map[string]int
+	limit   int
+	tooMany bool
+}
+
+// newValueCounters sizes the counters of cols' text columns from the budget.
+func newValueCounters(cols []columnStats) {
+	text := 0
+	for j := range cols {
+		if cols[j].dtype == String {
+			text++
+		}
+	}
+	if text == 0 {
+		return
+	}
+	limit := min(maxTrackedValues, max(minTrackedValues, distinctValueBudget/text))
+	for j := range cols {
+		if cols[j].dtype == String {
+			cols[j].values = &valueCounter{counts: map[string]int{}, limit: limit}
+		}
+	}
+}
+
+// add counts one non-null cell.
+func (v *valueCounter) add(s string) {
+	if v.tooMany {
+		return
+	}
+	if n, ok := v.counts[s]; ok {
+		v.counts[s] = n + 1
+		return
+	}
+	if len(v.counts) == v.limit || len(s) > maxTrackedValueBytes {
+		v.tooMany, v.counts = true, nil
+		return
+	}
+	v.counts[strings.Clone(s)] = 1
+}
+
+// top returns the most frequent values, most frequent first (ties by value),
+// and the number of distinct values; nil and 0 when the column is not
+// categorical or has no value.
+func (v *valueCounter) top() ([]ValueCount, int) {
+	if v == nil || v.tooMany || len(v.counts) == 0 {
+		return nil, 0
+	}
+	out := make([]ValueCount, 0, len(v.counts))
+	for s, n := range v.counts {
+		out = append(out, ValueCount{Value: s, Count: n})
+	}
+	slices.SortFunc(out, func(a, b ValueCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	return out[:min(len(out), TopValuesShown)], len(out)
 }

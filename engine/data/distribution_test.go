@@ -143,3 +143,49 @@ func ExampleProfileOf_histogram() {
 	fmt.Printf("%d bins of width %g from %g: %v\n", len(h.Counts), (h.High-h.Low)/float64(len(h.Counts)), h.Low, h.Counts)
 	// Output: 20 bins of width 2.05 from 21: [1 0 0 0 0 0 1 0 1 0 0 0 0 0 0 0 0 0 0 1]
 }
+
+func TestTopValuesOfTextColumns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("kind,id,note\n")
+	for i := range 100 {
+		kind := []string{"b", "a", "c", "a", "<b>x</b>"}[i%5]
+		note := "short"
+		if i == 50 {
+			note = strings.Repeat("long ", 40)
+		}
+		fmt.Fprintf(&b, "%s,id%d,%s\n", kind, i, note)
+	}
+	b.WriteString(",id100,NA\n")
+	text := []byte(b.String())
+	withBudgets(t, 2, 4*minBins, 1024) // the streamed profile takes the large-file path
+	budget := distinctValueBudget
+	distinctValueBudget = 3 * 50 // 50 distinct values per text column
+	t.Cleanup(func() { distinctValueBudget = budget })
+	for name, p := range map[string]Profile{"loaded": loadedProfile(t, text, "csv"), "streamed": streamProfile(t, text, "csv")} {
+		kind := column(t, p, "kind")
+		want := []ValueCount{{"a", 40}, {"<b>x</b>", 20}, {"b", 20}, {"c", 20}}
+		if !reflect.DeepEqual(kind.TopValues, want) || kind.DistinctValues == nil || *kind.DistinctValues != 4 {
+			t.Errorf("%s: kind top values %v (%v distinct), want %v", name, kind.TopValues, kind.DistinctValues, want)
+		}
+		// 101 distinct ids exceed the column's share of 50; a value over 128 bytes is not a category.
+		for _, c := range []string{"id", "note"} {
+			if col := column(t, p, c); col.TopValues != nil || col.DistinctValues != nil {
+				t.Errorf("%s: %s has top values %v", name, c, col.TopValues)
+			}
+		}
+	}
+}
+
+func TestTopValuesListsAtMostTen(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("k\n")
+	for i := range 30 {
+		for range i + 1 {
+			fmt.Fprintf(&b, "v%02d\n", i)
+		}
+	}
+	k := column(t, streamProfile(t, []byte(b.String()), "csv"), "k")
+	if len(k.TopValues) != TopValuesShown || k.TopValues[0] != (ValueCount{"v29", 30}) || k.TopValues[9] != (ValueCount{"v20", 21}) || *k.DistinctValues != 30 {
+		t.Errorf("top values %v, %v distinct", k.TopValues, *k.DistinctValues)
+	}
+}

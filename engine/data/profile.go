@@ -21,7 +21,10 @@ type Profile struct {
 // finite cell, Std also when there are fewer than two, so the JSON never
 // holds NaN. Min and Max are the extremes of the finite cells, nil when Mean
 // is. Histogram is the distribution of a numeric column's non-null cells,
-// nil for string columns and columns without a non-null cell.
+// nil for string columns and columns without a non-null cell. A text column
+// with few distinct values (see valueCounter) has them counted exactly:
+// DistinctValues, and TopValues, its most frequent ones; both are nil for
+// other columns.
 type ColumnProfile struct {
 	Name      string     `json:"name"`
 	DType     string     `json:"dtype"`
@@ -31,6 +34,9 @@ type ColumnProfile struct {
 	Min       *float64   `json:"min"`
 	Max       *float64   `json:"max"`
 	Histogram *Histogram `json:"histogram"`
+
+	DistinctValues *int         `json:"distinct_values"`
+	TopValues      []ValueCount `json:"top_values"`
 }
 
 // Quality holds whole-dataset quality measures.
@@ -60,6 +66,15 @@ func ProfileOf(f *Frame) Profile {
 		c := &f.Columns[j]
 		cols[j] = newColumnStats(c.Name, c.DType, true, len(c.Values))
 		cols[j].nulls = c.Nulls
+	}
+	newValueCounters(cols)
+	for j := range f.Columns {
+		c := &f.Columns[j]
+		for _, s := range c.Strings {
+			if s != "" {
+				cols[j].values.add(s)
+			}
+		}
 		if c.DType != String {
 			for _, v := range c.Values {
 				cols[j].add(v)
@@ -96,6 +111,8 @@ type columnStats struct {
 	// shown is the Histogram of the profile, filled by the histogram pass
 	// when the finite values are not kept.
 	shown *Histogram
+
+	values *valueCounter // a text column's distinct values
 }
 
 func newColumnStats(name string, dtype DType, exact bool, capacity int) columnStats {
@@ -135,6 +152,9 @@ func (c *columnStats) outlierColumn() bool { return c.dtype == Int64 || c.dtype 
 // profile is the column's entry in the Profile.
 func (c *columnStats) profile() ColumnProfile {
 	cp := ColumnProfile{Name: c.name, DType: string(c.dtype), NullCount: c.nulls}
+	if top, distinct := c.values.top(); top != nil {
+		cp.TopValues, cp.DistinctValues = top, &distinct
+	}
 	if c.dtype == String || c.nonNull == 0 {
 		return cp
 	}

@@ -134,6 +134,7 @@ type rowSource func(each func(row []cell) error) error
 // more to estimate the quartiles and count the outliers.
 func profileRows(rows int, cols []columnStats, exact bool, pass rowSource) (Profile, error) {
 	dups := newDuplicateSampler(duplicateRowLimit)
+	newValueCounters(cols)
 	var h rowHasher
 	kept := 0
 	err := pass(func(row []cell) error {
@@ -146,6 +147,7 @@ func profileRows(rows int, cols []columnStats, exact bool, pass rowSource) (Prof
 				h.text("")
 			case c.dtype == String:
 				h.text(x.text)
+				c.values.add(x.text)
 			case x.null:
 				c.nulls++
 				h.number(math.NaN())
