@@ -106,10 +106,49 @@ func collectFactors(e *expr, mult float64, coef *float64, fs *[]factor) {
 	case e.op == opPow && e.c == math.Trunc(e.c):
 		collectFactors(e.args[0], mult*e.c, coef, fs)
 	case e.op == opPow:
-		addFactor(fs, e.args[0], mult*e.c)
+		s, base := unitSum(e.args[0])
+		*coef *= pow(s, mult*e.c)
+		addFactor(fs, base, mult*e.c)
+	case e.op == opSqrt:
+		s, base := unitSum(e.args[0])
+		*coef *= pow(s, mult/2)
+		addFactor(fs, eun(opSqrt, base, 0), mult)
 	default:
-		addFactor(fs, e, mult)
+		s, base := unitSum(e)
+		*coef *= pow(s, mult)
+		addFactor(fs, base, mult)
 	}
+}
+
+// unitSum writes a sum whose terms all carry a coefficient other than ±1
+// as s·(sum with the first coefficient ±1), s > 0, and returns anything
+// else as 1·e. In a product the factor s then joins the product's
+// coefficient, so c·(a·x + b·y)^k, whose a, b and c are redundant for
+// fitting (one of them can be fixed), has one canonical form and prints
+// with the law's own ratio b/a, which snapping can round.
+func unitSum(e *expr) (float64, *expr) {
+	if e.op != opAdd && e.op != opSub {
+		return 1, e
+	}
+	c0 := 0.0
+	var ts []term
+	collectTerms(e, 1, &c0, &ts)
+	if len(ts) == 0 {
+		return 1, e
+	}
+	for _, t := range ts {
+		if math.Abs(t.coef) == 1 || t.coef == 0 {
+			return 1, e
+		}
+	}
+	s := math.Abs(ts[0].coef)
+	if math.IsInf(s, 0) || math.IsNaN(s) || math.IsInf(1/s, 0) {
+		return 1, e
+	}
+	for i := range ts {
+		ts[i].coef /= s
+	}
+	return s, buildSum(c0/s, ts)
 }
 
 func addFactor(fs *[]factor, base *expr, k float64) {
@@ -150,6 +189,11 @@ func simplifySum(e *expr) *expr {
 	c0 := 0.0
 	var ts []term
 	collectTerms(e, 1, &c0, &ts)
+	return buildSum(c0, ts)
+}
+
+// buildSum writes Σ c_i·t_i + c0.
+func buildSum(c0 float64, ts []term) *expr {
 	var acc *expr
 	for _, t := range ts {
 		if t.coef == 0 {
