@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -77,6 +78,9 @@ type DatasetReconciler struct {
 	MaxConcurrentReconciles int
 	// Clock stamps status.profiledAt; nil means the real clock.
 	Clock clock.PassiveClock
+	// Blob is the store the profiler writes to; a deleted dataset's fetched source and
+	// profile are deleted from it. nil leaves them.
+	Blob *blob.Bucket
 
 	queue *profileQueue
 }
@@ -93,7 +97,14 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !ds.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.finalize(ctx, req, ds)
+	}
+	if ds.Spec.Source != nil {
+		// The file fetched from a source is the controller's copy: it is deleted with the
+		// dataset (issue 14, item 7), so such a dataset holds the finalizer.
+		if added, err := addFinalizer(ctx, r.Client, ds); added || err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, ds)
@@ -238,6 +249,50 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	ds.Status.Message = "profiled"
 	setCondition(&ds.Status.Conditions, ds, discov1.ConditionReady, metav1.ConditionTrue, discov1.ReasonProfiled, "dataset is ready")
 	return ctrl.Result{}, nil
+}
+
+// finalize deletes the file the controller fetched for a deleted dataset and its profile,
+// then lets the dataset go. Both keys name the dataset's uid, so they belong to this
+// dataset alone. A profile still running is waited for: its completion triggers the next
+// reconcile, which deletes what it stored.
+func (r *DatasetReconciler) finalize(ctx context.Context, req ctrl.Request, ds *discov1.Dataset) error {
+	if !controllerutil.ContainsFinalizer(ds, discov1.Finalizer) {
+		return nil
+	}
+	if job := r.profiles().lookup(req.NamespacedName, ds.UID); job != nil && !job.finished {
+		return nil
+	}
+	if r.Blob != nil {
+		for _, key := range datasetOwnKeys(ctx, r.Client, ds) {
+			if err := r.Blob.Delete(ctx, key); err != nil {
+				return fmt.Errorf("deleting the dataset's stored file %s: %w", key, err)
+			}
+		}
+	}
+	if err := removeFinalizer(ctx, r.Client, ds); err != nil {
+		return err
+	}
+	r.profiles().forget(req.NamespacedName)
+	return nil
+}
+
+// datasetOwnKeys are the blob keys only this dataset writes: its fetched source and its
+// profile, under its tenant's prefix and its uid. When the namespace has lost its tenant,
+// the keys status recorded are used if they end in this dataset's name and uid.
+func datasetOwnKeys(ctx context.Context, c client.Client, ds *discov1.Dataset) []string {
+	uid := string(ds.UID)
+	if tenant := tenancy.TenantOf(ctx, c, ds.Namespace); tenant != nil {
+		return []string{blob.DatasetSourceKey(tenant.ID(), ds.Namespace, ds.Name, uid),
+			blob.DatasetProfileKey(tenant.ID(), ds.Namespace, ds.Name, uid)}
+	}
+	var keys []string
+	if s := ds.Status.Source; s != nil && strings.HasSuffix(s.BlobKey, "/sources/"+ds.Name+"/"+uid+"/data") {
+		keys = append(keys, s.BlobKey)
+	}
+	if strings.HasSuffix(ds.Status.ProfileKey, "/profiles/"+ds.Name+"/"+uid+".json") {
+		keys = append(keys, ds.Status.ProfileKey)
+	}
+	return keys
 }
 
 // sourceRetry is how long a dataset whose source cannot be read yet waits before it tries

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -97,6 +98,39 @@ var _ = Describe("Dataset sources", func() {
 		Expect(expectFailed(file, discov1.ReasonSourceRefused).Status.Message).To(ContainSubstring("--dataset-source-root"))
 	})
 
+	It("deletes the fetched file and the profile with the dataset", func() {
+		t, ns := newTenant()
+		configMap(ns, "gone", smallCSV(5))
+		ds := source(t, ns, "gone", "gone")
+		Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+		ready(ds)
+		Expect(ds.Finalizers).To(ContainElement(discov1.Finalizer))
+		keys := []string{ds.Status.Source.BlobKey, ds.Status.ProfileKey}
+		for _, key := range keys {
+			Expect(testBlob.Exists(ctx, key)).To(BeTrue(), key)
+		}
+		Expect(k8sClient.Delete(ctx, ds)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), &discov1.Dataset{}))
+		}).Should(BeTrue())
+		for _, key := range keys {
+			Expect(testBlob.Exists(ctx, key)).To(BeFalse(), key)
+		}
+	})
+
+	It("accepts gs:// and azblob:// sources and refuses an endpoint the installation does not allow", func() {
+		t, ns := newTenant()
+		for name, u := range map[string]string{
+			"gcs":   "gs://lab/x.csv?endpoint=http://169.254.169.254",
+			"azure": "azblob://lab/x.csv?storage_account=labacct&endpoint=http://169.254.169.254",
+		} {
+			ds := source(t, ns, name, "unused")
+			ds.Spec.Source = &discov1.DatasetSource{URL: u}
+			Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+			Expect(expectFailed(ds, discov1.ReasonSourceRefused).Status.Message).To(ContainSubstring("is not one this installation allows"))
+		}
+	})
+
 	It("is refused by the API server when the manifest is not a source it can fetch", func() {
 		t, ns := newTenant()
 		for _, c := range []struct {
@@ -104,8 +138,9 @@ var _ = Describe("Dataset sources", func() {
 			want string
 		}{
 			{discov1.DatasetSource{}, "exactly one of url, configMapRef and persistentVolumeClaim"},
-			{discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "data", Path: "x.csv"}}, "not implemented yet"},
-			{discov1.DatasetSource{URL: "gs://bucket/x.csv"}, "gs:// and azblob:// are not implemented yet"},
+			{discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "data", Path: "x.csv"}},
+				"persistentVolumeClaim sources are not implemented: this version of disco cannot read a file from a claim"},
+			{discov1.DatasetSource{URL: "https://bucket.example/x.csv"}, "url must be s3://bucket/key, gs://bucket/key, azblob://container/key or file:///path"},
 			{discov1.DatasetSource{ConfigMapRef: &discov1.ConfigMapKeyRef{Name: "a", Key: "b"}, SecretRef: &discov1.ObjectRef{Name: "s"}}, "a configMapRef needs none"},
 		} {
 			ds := source(t, ns, "bad-"+ids.New(ids.Dataset)[3:13], "unused")
@@ -135,6 +170,11 @@ var _ = Describe("Dataset sources", func() {
 		err = editor.Create(ctx, withSecret)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("spec.source names secrets keys"))
+		withAzure := source(t, ns, "peek-az", "unused")
+		withAzure.Spec.Source = &discov1.DatasetSource{URL: "azblob://lab/x.csv", SecretRef: &discov1.ObjectRef{Name: "az-keys"}}
+		err = editor.Create(ctx, withAzure)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("spec.source names secrets az-keys"))
 
 		// Given read access to the ConfigMap, the same author may make the dataset from it.
 		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-private", Namespace: ns},

@@ -81,7 +81,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&ClaimReconciler{Client: c, Recorder: rec("claim-controller"), Ledger: opts.Ledger},
 		&ClaimPromotionReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("claimpromotion-controller"),
 			Ledger: opts.Ledger, Events: opts.Events, Clock: opts.Clock},
-		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock,
+		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock, Blob: opts.Blob,
 			MaxConcurrentReconciles: workers.Datasets},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

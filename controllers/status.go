@@ -4,10 +4,10 @@
 // get the object, compute the new status, and write it with one deferred status patch, which
 // sends nothing when the status did not change; Kubernetes events are recorded only after
 // that write succeeded, so an event never announces a state that was not stored. The kinds
-// that need cleanup when deleted (Tenant, Project, Run, Claim) carry disco's finalizer, and
-// their reconcilers make sure it is present before doing anything else. Campaigns and
-// Datasets are owned by their Project and left to garbage collection; a ClaimPromotion needs
-// no cleanup.
+// that need cleanup when deleted (Tenant, Project, Run, Claim, a Dataset with a spec.source)
+// carry disco's finalizer, and their reconcilers make sure it is present before doing
+// anything else. Campaigns and other Datasets are owned by their Project and left to garbage
+// collection; a ClaimPromotion needs no cleanup.
 package controllers
 
 import (

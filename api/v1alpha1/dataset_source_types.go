@@ -11,22 +11,23 @@ import (
 // its SHA-256. spec.sizeBytes and spec.sha256, when given, pin the content: a file of
 // another size or hash fails the dataset.
 // +kubebuilder:validation:XValidation:rule="[has(self.url), has(self.configMapRef), has(self.persistentVolumeClaim)].filter(x, x).size() == 1",message="give exactly one of url, configMapRef and persistentVolumeClaim"
-// +kubebuilder:validation:XValidation:rule="!has(self.persistentVolumeClaim)",message="persistentVolumeClaim sources are not implemented yet; put the file in an object store (url) or, up to 1 MiB, in a ConfigMap (configMapRef)"
+// +kubebuilder:validation:XValidation:rule="!has(self.persistentVolumeClaim)",message="persistentVolumeClaim sources are not implemented: this version of disco cannot read a file from a claim; put the file in an object store (url: s3://, gs://, azblob://) or, up to 1 MiB, in a ConfigMap (configMapRef)"
 // +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || has(self.url)",message="secretRef holds the object store's credentials for url; a configMapRef needs none"
-// +kubebuilder:validation:XValidation:rule="!has(self.url) || self.url.startsWith('s3://') || self.url.startsWith('file:///')",message="url must be s3://bucket/key or file:///path (gs:// and azblob:// are not implemented yet)"
+// +kubebuilder:validation:XValidation:rule="!has(self.url) || ['s3://', 'gs://', 'azblob://', 'file:///'].exists(p, self.url.startsWith(p))",message="url must be s3://bucket/key, gs://bucket/key, azblob://container/key or file:///path"
 type DatasetSource struct {
-	// URL is the file in an object store: s3://bucket/path/file.csv?region=eu-west-1 on AWS,
-	// or on an S3-compatible store the cluster admin allows with
-	// ?endpoint=https://minio.example:9000&use_path_style=true; or file:///path on the
-	// manager's disk, under its dataset source root, in the directory named after the
-	// dataset's namespace.
+	// URL is the file in an object store: s3://bucket/key?region=eu-west-1 (AWS),
+	// gs://bucket/key (Google Cloud Storage), azblob://container/key?storage_account=acct
+	// (Azure Blob Storage), or file:///path under the manager's dataset source root, in the
+	// directory named after the namespace. ?endpoint= may name only an endpoint the cluster
+	// admin allows (add &use_path_style=true for an S3-compatible store).
 	// +kubebuilder:validation:MaxLength=2048
 	// +optional
 	URL string `json:"url,omitempty"`
-	// SecretRef names a Secret in the dataset's namespace holding the object store's
-	// credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for
-	// temporary ones). Without it an s3 source is read anonymously; the manager's own
-	// credentials are never used for a tenant's source.
+	// SecretRef names a Secret in the dataset's own namespace with the store's credentials:
+	// for s3 AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), for gs
+	// service_account.json (a service account key file), for azblob AZURE_STORAGE_ACCOUNT with
+	// AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN. Without it the object is read anonymously;
+	// the manager's own credentials are never used.
 	// +optional
 	SecretRef *ObjectRef `json:"secretRef,omitempty"`
 	// ConfigMapRef names a key of a ConfigMap in the dataset's namespace holding a small
@@ -34,7 +35,7 @@ type DatasetSource struct {
 	// +optional
 	ConfigMapRef *ConfigMapKeyRef `json:"configMapRef,omitempty"`
 	// PersistentVolumeClaim names a file on a claim in the dataset's namespace. Not
-	// implemented yet: the API server refuses it.
+	// implemented: the API server refuses every Dataset that sets it.
 	// +optional
 	PersistentVolumeClaim *PVCFileRef `json:"persistentVolumeClaim,omitempty"`
 }
