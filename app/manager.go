@@ -42,6 +42,8 @@ type managerOptions struct {
 	components    []string
 	sourceRoot    string
 	s3Endpoints   []string
+
+	gcsEndpoints, azureEndpoints []string // endpoints gs:// and azblob:// sources may name
 }
 
 // sources is how the manager opens datasets' spec.source: ConfigMaps and Secrets read
@@ -55,7 +57,8 @@ func (o managerOptions) sources(mgr ctrl.Manager) (datasource.Opener, error) {
 		}
 		root = abs
 	}
-	return datasource.Opener{Reader: mgr.GetAPIReader(), FileRoot: root, S3Endpoints: o.s3Endpoints}, nil
+	return datasource.Opener{Reader: mgr.GetAPIReader(), FileRoot: root, S3Endpoints: o.s3Endpoints,
+		GCSEndpoints: o.gcsEndpoints, AzureEndpoints: o.azureEndpoints}, nil
 }
 
 func newManagerCommand() *cobra.Command {
@@ -91,6 +94,8 @@ func newManagerCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.components, "component-user", nil, "users that are disco's own components (default: the disco-manager and disco-apiserver service accounts of the webhook namespace)")
 	cmd.Flags().StringVar(&o.sourceRoot, "dataset-source-root", os.Getenv("DISCO_DATASET_SOURCE_ROOT"), "directory file:// dataset sources are read from, one subdirectory per namespace; empty refuses file:// sources")
 	cmd.Flags().StringSliceVar(&o.s3Endpoints, "dataset-source-s3-endpoints", nil, "S3-compatible endpoints (scheme://host[:port]) a dataset's s3:// source may name with ?endpoint=; AWS is always allowed")
+	cmd.Flags().StringSliceVar(&o.gcsEndpoints, "dataset-source-gcs-endpoints", nil, "Cloud Storage endpoints (scheme://host[:port]) a dataset's gs:// source may name with ?endpoint=; storage.googleapis.com is always allowed")
+	cmd.Flags().StringSliceVar(&o.azureEndpoints, "dataset-source-azblob-endpoints", nil, "Blob service URLs (scheme://host[:port][/account]) a dataset's azblob:// source may name with ?endpoint=; <account>.blob.core.windows.net is always allowed")
 	return cmd
 }
 
