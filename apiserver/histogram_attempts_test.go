@@ -24,11 +24,11 @@ import (
 
 // TestDatasetProfileHistogram: the profile the facade serves carries each numeric
 // column's range and histogram as engine/data computes it from the uploaded file,
-// and none for a text column (issue 15).
+// and a text column's most frequent values instead (issue 15).
 func TestDatasetProfileHistogram(t *testing.T) {
 	key := env.adminA
 	pid := mustProject(t, key, nil)
-	csv := []byte("<img src=x onerror=alert(1)>,label,empty\n1,a,\n2,b,\n2,c,\n3,d,\nNA,e,\n")
+	csv := []byte("<img src=x onerror=alert(1)>,label,empty\n1,a,\n2,b,\n2,a,\n3,d,\nNA,<b>,\n")
 	did := upload(t, key, pid, "h.csv", csv, `{"name": "h", "format": "csv"}`).expect(t, 201).str("id")
 	profileDataset(t, did)
 
@@ -38,7 +38,12 @@ func TestDatasetProfileHistogram(t *testing.T) {
 			Name      string   `json:"name"`
 			Min       *float64 `json:"min"`
 			Max       *float64 `json:"max"`
-			Histogram *struct {
+			TopValues []struct {
+				Value string
+				Count int
+			} `json:"top_values"`
+			DistinctValues *int `json:"distinct_values"`
+			Histogram      *struct {
 				Low, High      float64
 				Counts         []int
 				NegInf, PosInf int
@@ -59,6 +64,10 @@ func TestDatasetProfileHistogram(t *testing.T) {
 		if c.Histogram != nil || c.Min != nil {
 			t.Errorf("column %q has a histogram: %s", c.Name, pr.Raw)
 		}
+	}
+	if l := prof.Columns[1]; len(l.TopValues) != 4 || l.TopValues[0].Value != "a" || l.TopValues[0].Count != 2 || l.TopValues[1].Value != "<b>" ||
+		l.DistinctValues == nil || *l.DistinctValues != 4 || prof.Columns[0].TopValues != nil {
+		t.Errorf("top values of the text column: %s", pr.Raw)
 	}
 	if !strings.Contains(string(pr.Raw), `"histogram":null`) || !strings.Contains(string(pr.Raw), `"max":3`) {
 		t.Errorf("profile does not state min, max and histogram for every column: %s", pr.Raw)

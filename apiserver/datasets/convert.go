@@ -69,6 +69,15 @@ type ColumnProfile struct {
 	Min       *float64         `json:"min" doc:"Smallest finite value of a numeric column; null when mean is."`
 	Max       *float64         `json:"max" doc:"Largest finite value of a numeric column; null when mean is."`
 	Histogram *ColumnHistogram `json:"histogram" doc:"Distribution of a numeric column's non-null values; null for text columns, columns without a value, and profiles made before histograms existed."`
+
+	DistinctValues *int         `json:"distinct_values" doc:"Distinct values of a categorical text column (at most 256 distinct values of at most 128 bytes, fewer in a file with many text columns); null otherwise."`
+	TopValues      []ValueCount `json:"top_values" maxItems:"10" doc:"A categorical text column's 10 most frequent values, exactly counted, most frequent first; null otherwise."`
+}
+
+// ValueCount is a text value and the number of cells holding it.
+type ValueCount struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
 }
 
 // ColumnHistogram is engine/data.Histogram as the API serves it.
