@@ -2,6 +2,7 @@ package symbolic
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -13,7 +14,7 @@ import (
 // linear problem. Only variables of constant sign take part, and y must
 // not change sign or vanish.
 func powerLawSeeds(p *problem) []tree {
-	vars, w, ok := powerLawFit(p)
+	vars, w, ok := powerLawFit(p, false)
 	if !ok {
 		return nil
 	}
@@ -39,9 +40,22 @@ func powerLawSeeds(p *problem) []tree {
 
 // powerLawFit returns the variables of constant sign and their exponents
 // p_j of the least-squares fit log|y| = log C + Σ p_j log|x_j|, or false
-// when y changes sign or vanishes or no variable keeps its sign.
-func powerLawFit(p *problem) ([]int, []float64, bool) {
-	if !sameSign(p.y) {
+// when no variable keeps its sign or y changes sign or vanishes. With
+// robust, a y that changes sign is fitted on the rows of the majority sign
+// whose |y| is at least the median |y|: noise flips the sign of a
+// positive law only where it is small, and there log|y| is mostly noise.
+func powerLawFit(p *problem, robust bool) ([]int, []float64, bool) {
+	var rows []int
+	switch {
+	case sameSign(p.y):
+		rows = make([]int, len(p.y))
+		for i := range rows {
+			rows[i] = i
+		}
+	case robust:
+		rows = majorityRows(p.y)
+	}
+	if len(rows) < 10 {
 		return nil, nil, false
 	}
 	var vars []int
@@ -53,21 +67,48 @@ func powerLawFit(p *problem) ([]int, []float64, bool) {
 	if len(vars) == 0 {
 		return nil, nil, false
 	}
-	n := len(p.y)
-	a := mat.NewDense(n, len(vars)+1, nil)
-	ly := mat.NewVecDense(n, nil)
-	for i := 0; i < n; i++ {
-		a.Set(i, 0, 1)
+	a := mat.NewDense(len(rows), len(vars)+1, nil)
+	ly := mat.NewVecDense(len(rows), nil)
+	for k, i := range rows {
+		a.Set(k, 0, 1)
 		for j, v := range vars {
-			a.Set(i, j+1, math.Log(math.Abs(p.cols[v][i])))
+			a.Set(k, j+1, math.Log(math.Abs(p.cols[v][i])))
 		}
-		ly.SetVec(i, math.Log(math.Abs(p.y[i])))
+		ly.SetVec(k, math.Log(math.Abs(p.y[i])))
 	}
 	var w mat.VecDense
 	if err := w.SolveVec(a, ly); err != nil {
 		return nil, nil, false
 	}
 	return vars, w.RawVector().Data[1:], true
+}
+
+// majorityRows returns the rows whose y has the sign most rows have and
+// whose |y| is at least the median |y|.
+func majorityRows(y []float64) []int {
+	pos := 0
+	for _, v := range y {
+		if v > 0 {
+			pos++
+		}
+	}
+	sign := 1.0
+	if 2*pos < len(y) {
+		sign = -1
+	}
+	abs := make([]float64, len(y))
+	for i, v := range y {
+		abs[i] = math.Abs(v)
+	}
+	slices.Sort(abs)
+	med := abs[len(abs)/2]
+	var rows []int
+	for i, v := range y {
+		if v*sign > 0 && math.Abs(v) >= med {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }
 
 // sameSign reports whether all values are non-zero and of one sign.

@@ -55,7 +55,7 @@ const (
 	maxTransformTerms = 3
 	// maxTransformVars bounds the inputs for which the factors M include
 	// variants of the power law and single inputs (transformFactors).
-	maxTransformVars = 6
+	maxTransformVars = 5
 	// maxTransformLibrary caps the library terms (simplest first) the
 	// transformed regressions choose from, which bounds their cost.
 	maxTransformLibrary = 200
@@ -122,11 +122,13 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 				z[i] /= mv[i]
 			}
 		}
-		if !sameSign(z) {
-			continue
-		}
-		for _, tr := range targetTransforms {
+		signed := sameSign(z)
+		for k, tr := range targetTransforms {
 			if p.timeUp() {
+				break
+			}
+			if k > 0 && !signed {
+				// Only the identity (first) needs no constant sign.
 				break
 			}
 			zt := make([]float64, len(z))
@@ -174,25 +176,29 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 }
 
 // transformFactors lists the candidate factors M: none, the power-law
-// monomials, the rounded power law with one input left out (a factor
-// inside T⁻¹(…) biases the log-space exponents of the inputs it depends
-// on), and each single input, without repeats.
+// monomials, the rounded power law with one or two inputs left out (a
+// factor inside T⁻¹(…) biases the log-space exponents of the inputs it
+// depends on: ¼·m·x²·(ω² + ω0²) looks like m·x²·ω·ω0 in log space), and
+// each single input, without repeats.
 func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
 	ms := append([]tree{nil}, monos...)
 	if len(p.g.vars) <= maxTransformVars {
-		if vars, w, ok := powerLawFit(p); ok {
+		if vars, w, ok := powerLawFit(p, true); ok {
 			pw := make([]float64, len(w))
 			for k := range w {
 				pw[k] = math.Round(w[k])
 			}
+			// Leave out one input, then two.
 			for k := range vars {
-				if pw[k] == 0 {
-					continue
-				}
-				q := slices.Clone(pw)
-				q[k] = 0
-				if t, ok := b.monomial(vars, q); ok && p.g.fits(t) {
-					ms = append(ms, t)
+				for l := k; l < len(vars); l++ {
+					if pw[k] == 0 || pw[l] == 0 {
+						continue
+					}
+					q := slices.Clone(pw)
+					q[k], q[l] = 0, 0
+					if t, ok := b.monomial(vars, q); ok && p.g.fits(t) {
+						ms = append(ms, t)
+					}
 				}
 			}
 		}

@@ -171,3 +171,21 @@ func TestSimplifyPullsScaleOutOfSums(t *testing.T) {
 		}
 	}
 }
+
+// A sum of squares under a common factor (I.24.6, ¼·m·x²·(ω² + ω0²)) at 1 %
+// noise: in log space the factor looks like m·x²·ω·ω0, so the factor m·x²
+// comes from leaving two inputs out of the power law, and y/(m·x²) is two
+// library terms.
+func TestTransformSeedsSumUnderCommonFactor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	X := sample(rng, 4, 1000, 1, 5)
+	f := func(v []float64) float64 { return v[0] * (v[1]*v[1] + v[2]*v[2]) * v[3] * v[3] / 4 }
+	y := target(X, f)
+	addNoise(rng, y, 0.01)
+	p := transformProblem(X, y)
+	loss, s := bestTransformSeed(t, p)
+	_, _, truthMSE, _ := linearScale(target(X, f), y)
+	if loss > 1.02*truthMSE {
+		t.Fatalf("best seed %s: MSE %.4g, the truth's %.4g", format(toExpr(s), p.names), loss, truthMSE)
+	}
+}
