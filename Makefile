@@ -89,8 +89,8 @@ bench-api:
 bench-cluster: ; go run ./test/bench/cluster -creds $(CLUSTER_DIR)/credentials.json -out $(CLUSTER_DIR)/bench.json $(BENCH_CLUSTER_ARGS) # the cluster of `make cluster-up`: latency, a burst under a pod quota, memory (test/bench/README.md)
 bench-dashboard: ## The dashboard's claims page at 1,000 and 100,000 claims side by side, and first render on disco dev (test/bench/README.md, "dashboard").
 	go run ./test/bench/dashboard -out test/bench/dashboard/results/dashboard-$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_DASHBOARD_ARGS)
-bench-manager-memory: ## The manager's cache memory at 10,000 Runs and 100,000 Claims on envtest, per cache variant (test/bench/README.md, "manager memory").
-	go run ./test/bench/managermem $(BENCH_MANAGER_MEMORY_ARGS)
+bench-manager-memory: build ## The manager's cache memory at 10,000 Runs and 100,000 Claims on envtest, per cache variant, then `disco manager`'s startup peak (test/bench/README.md, "manager memory").
+	go run ./test/bench/managermem -startup bin/disco $(BENCH_MANAGER_MEMORY_ARGS)
 
 ##@ Tools
 

@@ -62,6 +62,8 @@ type options struct {
 	out          string
 	profile      string
 	childTimeout time.Duration
+	startup      string
+	startupLimit time.Duration
 }
 
 func main() {
@@ -84,6 +86,8 @@ func main() {
 	flag.StringVar(&o.out, "out", "test/bench/results/manager-memory/"+time.Now().UTC().Format("2006-01-02")+".json", "JSON results file")
 	flag.StringVar(&o.profile, "profile", "", "directory for a heap profile per child (stage and variant in the name); empty writes none")
 	flag.DurationVar(&o.childTimeout, "child-timeout", 30*time.Minute, "time limit of one measurement")
+	flag.StringVar(&o.startup, "startup", "", "the disco binary (bin/disco): after the last stage, start `disco manager` with every controller over the objects, without and with config/manager's GOMEMLIMIT, and measure its peak until its work queues drain; empty skips")
+	flag.DurationVar(&o.startupLimit, "startup-timeout", 20*time.Minute, "time limit of one manager startup")
 	flag.Parse()
 	for _, s := range strings.Split(stages, ",") {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -216,6 +220,23 @@ func run(ctx context.Context, o options) error {
 		results["stages"] = stages
 		if err := writeJSON(o.out, results); err != nil { // after every stage: a long run keeps what it measured
 			return err
+		}
+	}
+	if o.startup != "" {
+		var starts []startupResult
+		for _, env := range [][]string{nil, {"GOMEMLIMIT=900MiB"}} {
+			logf("starting %s manager with every controller (env %v)", o.startup, env)
+			s, err := measureStartup(ctx, o.startup, kubeconfigPath, env, o.startupLimit)
+			if err != nil {
+				return fmt.Errorf("manager startup: %w", err)
+			}
+			logf("  peak RSS %.1f MiB, RSS %.1f MiB when drained (%v) after %.0f s, %.0f reconciles (%.0f errors)",
+				mib(s.PeakRSS), mib(s.RSSDrained), s.Drained, s.SecondsToDrain, s.Reconciles, s.ReconcileErrors)
+			starts = append(starts, s)
+			results["startup"] = starts
+			if err := writeJSON(o.out, results); err != nil {
+				return err
+			}
 		}
 	}
 	results["finished"] = time.Now().UTC()

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -189,19 +187,5 @@ func settle() snapshot {
 		return 0
 	}
 	return snapshot{LiveHeap: val(samples[0]), HeapObjects: val(samples[1]), Objects: val(samples[2]), GoTotal: val(samples[3]),
-		HeapInuse: float64(ms.HeapInuse), RSS: statusBytes("VmRSS"), RSSAnon: statusBytes("RssAnon"), PeakRSS: statusBytes("VmHWM")}
-}
-
-// statusBytes reads a "kB" field of /proc/self/status.
-func statusBytes(field string) float64 {
-	raw, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			if f := strings.Fields(v); len(f) > 0 {
-				n, _ := strconv.ParseFloat(f[0], 64)
-				return n * 1024
-			}
-		}
-	}
-	return 0
+		HeapInuse: float64(ms.HeapInuse), RSS: procStatusBytes("self", "VmRSS"), RSSAnon: procStatusBytes("self", "RssAnon"), PeakRSS: procStatusBytes("self", "VmHWM")}
 }

@@ -26,7 +26,11 @@ type variant struct {
 }
 
 var variants = []variant{
-	{name: "manager", about: "production: index.CacheOptions() (Claims without managed fields) and every internal/index field index",
+	{name: "manager", about: "production since be7c64f: index.ManagerCacheOptions() (managed fields stripped from every kind) and index.RegisterForManager (no Claim field index)",
+		options: index.ManagerCacheOptions, indexes: notClaim},
+	{name: "manager-limited", about: "production since be7c64f, with config/manager's GOMEMLIMIT=900MiB",
+		options: index.ManagerCacheOptions, indexes: notClaim, env: []string{"GOMEMLIMIT=900MiB"}},
+	{name: "manager-before", about: "production before be7c64f: index.CacheOptions() (Claims without managed fields) and every internal/index field index",
 		options: index.CacheOptions},
 	{name: "unstripped", about: "no transform at all (the cache before Claims lost their managed fields), every field index",
 		options: func() cache.Options { return cache.Options{} }},
