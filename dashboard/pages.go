@@ -43,6 +43,8 @@ func (d *Dashboard) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /settings/webhooks/{wid}/delete", d.authed(d.deleteWebhook))
 	m.HandleFunc("POST /settings/webhooks/{wid}/deliveries/{did}/redeliver", d.authed(d.redeliver))
 	m.HandleFunc("GET /settings/oauth-clients", d.authed(d.oauthClients))
+	m.HandleFunc("GET /settings/users", d.authed(d.users))
+	m.HandleFunc("POST /settings/users/{uid}/{change}", d.authed(d.changeUser))
 }
 
 // idPattern is the form of every API id (discovery-api.md: <prefix>_<text>). Ids from the

@@ -74,3 +74,36 @@ func (d *Dashboard) revokeKey(c *call) error {
 	}
 	return c.seeOther("/settings/keys")
 }
+
+// users lists the tenant's users with their state (issue 15).
+func (d *Dashboard) users(c *call) error { return c.showUsers(http.StatusOK, nil) }
+
+func (c *call) showUsers(status int, fe *formError) error {
+	var l api.List[api.User]
+	if err := c.get("/users", listQuery(c.r, "status"), &l); err != nil {
+		return err
+	}
+	return c.show(status, "users.html", &page{Title: "Users", Section: "users", Data: map[string]any{
+		"List": l.Data, "Pager": pagerOf(c.r, l), "Form": fe, "Status": c.r.URL.Query().Get("status"),
+	}})
+}
+
+// changeUser disables or enables a user through the API, which ends a disabled user's
+// sessions, dashboard sessions included.
+func (d *Dashboard) changeUser(c *call) error {
+	ids, err := c.ids("uid")
+	if err != nil {
+		return err
+	}
+	change := c.r.PathValue("change")
+	if change != "disable" && change != "enable" {
+		return errNotFound
+	}
+	if err := c.send(http.MethodPost, "/users/"+ids[0]+"/"+change, map[string]any{}, nil); err != nil {
+		if apiRefusal(err) {
+			return c.showUsers(api.StatusOf(err), &formError{Top: messageOf(err)})
+		}
+		return err
+	}
+	return c.seeOther("/settings/users")
+}

@@ -247,6 +247,7 @@ type APIKey struct {
 	CreatedBy  string     `json:"created_by"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	GraceUntil *time.Time `json:"grace_until"`
+	LastUsedAt *time.Time `json:"last_used_at"`
 	Key        string     `json:"key"`
 }
 
