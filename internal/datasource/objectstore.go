@@ -50,7 +50,7 @@ var (
 	// The name becomes the host <account>.blob.core.windows.net, so nothing else may pass.
 	azureAccountName = regexp.MustCompile(`^[a-z0-9]{3,24}$`)
 	// https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata
-	azureContainerName = regexp.MustCompile(`^[a-z0-9](-?[a-z0-9])+$`)
+	azureContainerName = regexp.MustCompile(`^[a-z0-9](-?[a-z0-9]){2,}$`)
 )
 
 // gcsReadAttempts bounds the storage client's retries of one read, which otherwise retries

@@ -63,6 +63,34 @@ func secret(ns, name string, data map[string]string) *corev1.Secret {
 	return s
 }
 
+// errCase is a source of namespace team-a that fails: refused for good, or tried again.
+type errCase struct {
+	src     *discov1.DatasetSource
+	refused bool
+	want    string
+}
+
+func wantErrors(t *testing.T, o datasource.Opener, cases []errCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := read(t, o, "team-a", c.src)
+		if c.refused {
+			wantRefused(t, err, c.want)
+		} else {
+			wantRetry(t, err, c.want)
+		}
+	}
+}
+
+// src is a URL source with the credentials of the Secret named secret, or none for "".
+func src(u, secret string) *discov1.DatasetSource {
+	s := &discov1.DatasetSource{URL: u}
+	if secret != "" {
+		s.SecretRef = &discov1.ObjectRef{Name: secret}
+	}
+	return s
+}
+
 // serviceAccountKey is a service account key file for email, as Google issues them. Its
 // token_uri points at tokenURI: a self-signed JWT must never call it.
 func serviceAccountKey(t *testing.T, email, tokenURI string) (string, *rsa.PublicKey) {
@@ -153,13 +181,6 @@ func TestGCSSourcesUseTheTenantsServiceAccountOrNone(t *testing.T) {
 	)
 	o := datasource.Opener{Reader: c, GCSEndpoints: []string{srv.URL}}
 	u := "gs://lab/runs/sachs.csv?endpoint=" + srv.URL
-	src := func(u, secret string) *discov1.DatasetSource {
-		s := &discov1.DatasetSource{URL: u}
-		if secret != "" {
-			s.SecretRef = &discov1.ObjectRef{Name: secret}
-		}
-		return s
-	}
 
 	if got, err := read(t, o, "team-a", src(u, "gcs")); err != nil || got != table {
 		t.Fatalf("with the service account: %q, %v", got, err)
@@ -177,25 +198,18 @@ func TestGCSSourcesUseTheTenantsServiceAccountOrNone(t *testing.T) {
 		t.Errorf("the key's token_uri was called %d times; a self-signed JWT needs no token endpoint", tokenCalls)
 	}
 
-	_, err := read(t, o, "team-a", src(u, "revoked"))
-	wantRetry(t, err, "refused the credentials of the Secret revoked")
-	_, err = read(t, o, "team-a", src(u, ""))
-	wantRetry(t, err, "name a Secret with credentials")
-	_, err = read(t, o, "team-a", src(strings.Replace(u, "sachs.csv", "gone.csv", 1), "gcs"))
-	wantRetry(t, err, "does not exist (yet)")
-	// A secretRef is namespace-local: team-a cannot use team-b's Secret.
-	_, err = read(t, o, "team-a", src(u, "gcs-b"))
-	wantRetry(t, err, "Secret gcs-b does not exist in namespace team-a")
-	_, err = read(t, o, "team-a", src(u, "s3-keys"))
-	wantRefused(t, err, "needs the key service_account.json")
-	_, err = read(t, o, "team-a", src(u, "user-creds"))
-	wantRefused(t, err, "not a usable service account key")
-	_, err = read(t, datasource.Opener{Reader: c}, "team-a", src(u, "gcs"))
-	wantRefused(t, err, "--dataset-source-gcs-endpoints")
-	_, err = read(t, o, "team-a", src(u+"&credentials_file=/var/run/secrets/key.json", "gcs"))
-	wantRefused(t, err, `"credentials_file" is not supported`)
-	_, err = read(t, o, "team-a", src("gs://lab", "gcs"))
-	wantRefused(t, err, "must be gs://bucket/key")
+	wantErrors(t, o, []errCase{
+		{src(u, "revoked"), false, "refused the credentials of the Secret revoked"},
+		{src(u, ""), false, "name a Secret with credentials"},
+		{src(strings.Replace(u, "sachs.csv", "gone.csv", 1), "gcs"), false, "does not exist (yet)"},
+		// A secretRef is namespace-local: team-a cannot use team-b's Secret.
+		{src(u, "gcs-b"), false, "Secret gcs-b does not exist in namespace team-a"},
+		{src(u, "s3-keys"), true, "needs the key service_account.json"},
+		{src(u, "user-creds"), true, "not a usable service account key"},
+		{src(u+"&credentials_file=/var/run/secrets/key.json", "gcs"), true, `"credentials_file" is not supported`},
+		{src("gs://lab", "gcs"), true, "must be gs://bucket/key"},
+	})
+	wantErrors(t, datasource.Opener{Reader: c}, []errCase{{src(u, "gcs"), true, "--dataset-source-gcs-endpoints"}})
 }
 
 // azureKey is a storage account key (Azure issues 64 random bytes, base64).
@@ -295,13 +309,6 @@ func TestAzureSourcesUseTheTenantsKeyOrSASOrNone(t *testing.T) {
 	)
 	o := datasource.Opener{Reader: c, AzureEndpoints: []string{ep}}
 	u := "azblob://lab/runs/sachs.csv?endpoint=" + url.QueryEscape(ep)
-	src := func(u, secret string) *discov1.DatasetSource {
-		s := &discov1.DatasetSource{URL: u}
-		if secret != "" {
-			s.SecretRef = &discov1.ObjectRef{Name: secret}
-		}
-		return s
-	}
 
 	if got, err := read(t, o, "team-a", src(u, "az")); err != nil || got != table {
 		t.Fatalf("with the account key: %q, %v", got, err)
@@ -319,31 +326,22 @@ func TestAzureSourcesUseTheTenantsKeyOrSASOrNone(t *testing.T) {
 		t.Errorf("an anonymous source sent Authorization %q", a)
 	}
 
-	_, err := read(t, o, "team-a", src(u, "az-wrong"))
-	wantRetry(t, err, "refused the credentials of the Secret az-wrong")
-	wantRetry(t, err, "AuthenticationFailed")
-	_, err = read(t, o, "team-a", src(u+"&storage_account=labacct", ""))
-	wantRetry(t, err, "does not exist (yet)")
-	_, err = read(t, o, "team-a", src(strings.Replace(u, "sachs.csv", "gone.csv", 1), "az"))
-	wantRetry(t, err, "does not exist (yet)")
-	// A secretRef is namespace-local: team-a cannot use team-b's Secret.
-	_, err = read(t, o, "team-a", src(u, "az-b"))
-	wantRetry(t, err, "Secret az-b does not exist in namespace team-a")
-	_, err = read(t, o, "team-a", src(u, "az-nokey"))
-	wantRefused(t, err, "needs the key AZURE_STORAGE_KEY")
-	_, err = read(t, o, "team-a", src(u, "az-notbase64"))
-	wantRefused(t, err, "not a storage account key")
-	_, err = read(t, o, "team-a", src(u+"&storage_account=otheracct", "az"))
-	wantRefused(t, err, "holds labacct's credentials")
-	_, err = read(t, o, "team-a", src(u, ""))
-	wantRefused(t, err, "needs its storage account")
-	// The account name becomes a host name: nothing but a storage account name may pass.
-	_, err = read(t, datasource.Opener{Reader: c}, "team-a", src("azblob://lab/runs/sachs.csv", "az-hostile"))
-	wantRefused(t, err, "is not a storage account name")
-	_, err = read(t, datasource.Opener{Reader: c}, "team-a", src(u, "az"))
-	wantRefused(t, err, "--dataset-source-azblob-endpoints")
-	_, err = read(t, o, "team-a", src(u+"&localemu=true", "az"))
-	wantRefused(t, err, `"localemu" is not supported`)
-	_, err = read(t, o, "team-a", src("azblob://Lab_Data/x.csv?storage_account=labacct", ""))
-	wantRefused(t, err, "must be azblob://container/key")
+	wantErrors(t, o, []errCase{
+		{src(u, "az-wrong"), false, "refused the credentials of the Secret az-wrong for azblob://lab/runs/sachs.csv (HTTP 403 AuthenticationFailed)"},
+		{src(u+"&storage_account=labacct", ""), false, "does not exist (yet)"},
+		{src(strings.Replace(u, "sachs.csv", "gone.csv", 1), "az"), false, "does not exist (yet)"},
+		// A secretRef is namespace-local: team-a cannot use team-b's Secret.
+		{src(u, "az-b"), false, "Secret az-b does not exist in namespace team-a"},
+		{src(u, "az-nokey"), true, "needs the key AZURE_STORAGE_KEY"},
+		{src(u, "az-notbase64"), true, "not a storage account key"},
+		{src(u+"&storage_account=otheracct", "az"), true, "holds labacct's credentials"},
+		{src(u, ""), true, "needs its storage account"},
+		{src(u+"&localemu=true", "az"), true, `"localemu" is not supported`},
+		{src("azblob://Lab_Data/x.csv?storage_account=labacct", ""), true, "must be azblob://container/key"},
+	})
+	wantErrors(t, datasource.Opener{Reader: c}, []errCase{
+		// The account name becomes a host name: nothing but a storage account name may pass.
+		{src("azblob://lab/runs/sachs.csv", "az-hostile"), true, "is not a storage account name"},
+		{src(u, "az"), true, "--dataset-source-azblob-endpoints"},
+	})
 }
