@@ -72,9 +72,7 @@
 // page's minimum score asks the API for claims sorted by score, high to low, and stops at
 // the first below the minimum; under another sort it filters each page it gets.
 //
-// Not offered, because the REST API does not offer it: managing users (there are no
-// users endpoints; `disco users` does it); a last-used time of API keys (no
-// last_used_at); the top values of a text column (the profile counts no values); and the
-// fit of a law other than the one the run plotted (the API serves no per-row
-// predictions).
+// Not offered, because the REST API does not offer it: the top values of a text column
+// (the profile counts no values); and the fit of a law other than the one the run
+// plotted (the API serves no per-row predictions).
 package dashboard
