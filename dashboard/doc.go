@@ -60,8 +60,9 @@
 // (with a dynamics law's simulation horizons, NRMSE and term inclusion), every negative
 // control with its p-value, the fit plot, the Pareto front, the causal graph, tier history
 // and promote/demote with the API's refusal); datasets (streamed upload with a progress
-// bar, 413/422 as messages; the profile, with a histogram per numeric column and the
-// reason when a column has none); the ledger (entries, chain verification, the
+// bar, 413/422 as messages; the profile, with a histogram per numeric column, the most
+// frequent values of a categorical text column, and the reason when a column has
+// neither); the ledger (entries, chain verification, the
 // signed checkpoint, and each entry's inclusion proof recomputed in the browser); API keys
 // (create with scopes and project restriction, the secret shown once, roll, revoke);
 // webhooks (deliveries with attempts and last answer, each delivery's attempt log with
@@ -72,7 +73,6 @@
 // page's minimum score asks the API for claims sorted by score, high to low, and stops at
 // the first below the minimum; under another sort it filters each page it gets.
 //
-// Not offered, because the REST API does not offer it: the top values of a text column
-// (the profile counts no values); and the fit of a law other than the one the run
-// plotted (the API serves no per-row predictions).
+// Not offered, because the REST API does not offer it: the fit of a law other than the
+// one the run plotted (the API serves no per-row predictions).
 package dashboard

@@ -15,7 +15,8 @@ import (
 )
 
 // TestDatasetHistogramsAndAttemptLogInChromium: a dataset's page draws a histogram
-// per numeric column with gonum/plot and states why a column has none; a webhook's
+// per numeric column with gonum/plot, lists a text column's most frequent values and
+// states why a column has neither; a webhook's
 // page lists each delivery's attempts with the signature headers the endpoint
 // received (issue 15).
 func TestDatasetHistogramsAndAttemptLogInChromium(t *testing.T) {
@@ -41,7 +42,11 @@ func TestDatasetHistogramsAndAttemptLogInChromium(t *testing.T) {
 	var csv strings.Builder
 	csv.WriteString(xss + ",label,empty,flag,one\n")
 	for i := range 60 {
-		csv.WriteString(strings.Join([]string{strconv.Itoa(i * i % 97), "l" + strconv.Itoa(i%5), "", []string{"true", "false"}[i%3%2], "7.5"}, ",") + "\n")
+		label := "l" + strconv.Itoa(i%5)
+		if i%5 == 4 {
+			label = xss // a hostile value is text too
+		}
+		csv.WriteString(strings.Join([]string{strconv.Itoa(i * i % 97), label, "", []string{"true", "false"}[i%3%2], "7.5"}, ",") + "\n")
 	}
 	b.do("upload a dataset",
 		chromedp.Navigate(base+"/projects/"+pid+"/datasets"),
@@ -59,7 +64,7 @@ func TestDatasetHistogramsAndAttemptLogInChromium(t *testing.T) {
 		t.Errorf("a histogram is served as %q (%v)", typ, err)
 	}
 	cells := b.text("table.profile tbody")
-	for _, want := range []string{"Text column: no histogram.", "No values: every cell is missing."} {
+	for _, want := range []string{"l0 12", xss + " 12", "5 distinct values", "No values: every cell is missing."} {
 		if !strings.Contains(cells, want) {
 			t.Errorf("the profile does not say %q: %q", want, cells)
 		}

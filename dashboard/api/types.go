@@ -217,6 +217,11 @@ type Profile struct {
 		Min       *float64   `json:"min"`
 		Max       *float64   `json:"max"`
 		Histogram *Histogram `json:"histogram"`
+		TopValues []struct {
+			Value string `json:"value"`
+			Count int    `json:"count"`
+		} `json:"top_values"`
+		DistinctValues *int `json:"distinct_values"`
 	} `json:"columns"`
 	Quality struct {
 		Completeness    float64 `json:"completeness"`
