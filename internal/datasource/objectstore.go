@@ -71,7 +71,8 @@ func (o Opener) gcs(ctx context.Context, namespace string, u *url.URL, secretRef
 	if err := onlyParams(q, "endpoint"); err != nil {
 		return nil, err
 	}
-	opts := []option.ClientOption{option.WithoutAuthentication()}
+	// Client metrics would be exported to Cloud Monitoring with the manager's credentials.
+	opts := []option.ClientOption{option.WithoutAuthentication(), storage.WithDisabledClientMetrics()}
 	if ep := q.Get("endpoint"); ep != "" {
 		if err := allowedEndpoint(ep, o.GCSEndpoints, "--dataset-source-gcs-endpoints"); err != nil {
 			return nil, err
