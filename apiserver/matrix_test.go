@@ -19,7 +19,7 @@ func TestAuthMatrixEveryOperation(t *testing.T) {
 		"project_id": pid, "campaign_id": cid, "run_id": ids.New(ids.Run), "dataset_id": ids.New(ids.Dataset),
 		"claim_id": ids.New(ids.Claim), "entry_id": ids.New(ids.Ledger), "artifact_id": ids.New(ids.Artifact),
 		"webhook_id": ids.New(ids.Webhook), "key_id": ids.New(ids.APIKey), "delivery_id": ids.New(ids.Delivery),
-		"client_id": ids.New(ids.Client),
+		"client_id": ids.New(ids.Client), "user_id": ids.New(ids.User),
 	}
 	doc := call(t, "GET", "/v1/openapi.json", "", nil).expect(t, 200)
 	checked := 0
