@@ -52,7 +52,7 @@ func Register(api huma.API, d Deps) {
 		OperationID: "disableUser", Method: http.MethodPost, Path: "/{user_id}/disable",
 		Summary: "Disable a user", Tags: tags, Errors: []int{http.StatusNotFound},
 		Description: "The user can no longer sign in, and every session they hold stops working at once. Disabling a " +
-			"disabled user changes nothing. A user cannot disable themselves. " + manageRule,
+			"disabled user keeps the time it was first disabled. A user cannot disable themselves. " + manageRule,
 	}, auth.APIKeysWrite, s.disableUser)
 	transport.Register(g, huma.Operation{
 		OperationID: "enableUser", Method: http.MethodPost, Path: "/{user_id}/enable",
