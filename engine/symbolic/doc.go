@@ -37,6 +37,11 @@
 //     search over supports, scored by the explicit error of P/Q, picks the
 //     rest. This yields weighted means, parallel sums and relativistic
 //     factors that evolution assembles only slowly.
+//   - Target transforms (AI Feynman's inverted target): T(y/M) for T in
+//     {identity, z⁻², 1/z, z², √z, log z} and factors M from the power law
+//     is fitted as a sum of at most three library terms, and y =
+//     M·T⁻¹(fit) seeds the search (transform.go). A relativistic factor is
+//     (y/M)⁻² = 1 − (v/c)², a Gaussian log(y·σ) = c − ½(θ/σ)².
 //   - Units: with Options.InputUnits and TargetUnit covering every usable
 //     input, dimensionally inconsistent candidates score as invalid ones
 //     (dims.go), and a search on the dimensionless groups of the inputs
