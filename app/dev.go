@@ -55,6 +55,10 @@ restart with the same directory keeps all objects. Ctrl-C stops it cleanly.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// Whoever read our output may be gone (a closed terminal, a killed test or
+			// pipe): a write to it must fail, not kill us with SIGPIPE before the control
+			// plane is stopped (os/signal, "SIGPIPE").
+			signal.Ignore(syscall.SIGPIPE)
 			return runDev(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

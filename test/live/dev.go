@@ -57,6 +57,7 @@ func StartDev(t testing.TB, bin, dataDir, addr string, args ...string) *Dev {
 	d := &Dev{Output: &Output{}, done: make(chan error, 1)}
 	d.cmd = exec.Command(bin, append([]string{"dev", "--data-dir", dataDir, "--listen", addr}, args...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.Output, d.Output
+	dieWithTest(d.cmd)
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

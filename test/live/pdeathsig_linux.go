@@ -1,0 +1,13 @@
+package live
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// dieWithTest makes the kernel send cmd SIGTERM when the test process ends, also when
+// `go test` kills it at its -timeout and no Cleanup runs: a `disco dev` left behind keeps
+// its control plane and ports (prctl(2), PR_SET_PDEATHSIG).
+func dieWithTest(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+}
