@@ -131,6 +131,24 @@ var _ = Describe("Dataset sources", func() {
 		}
 	})
 
+	It("never reads another tenant's Secret: a secretRef names a Secret of the dataset's namespace", func() {
+		t, ns := newTenant()
+		_, other := newTenant()
+		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gcs-key", Namespace: other},
+			StringData: map[string]string{"service_account.json": "{}"}})).To(Succeed())
+		ds := source(t, ns, "borrowed", "unused")
+		ds.Spec.Source = &discov1.DatasetSource{URL: "gs://lab/x.csv", SecretRef: &discov1.ObjectRef{Name: "gcs-key"}}
+		Expect(k8sClient.Create(ctx, ds)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			c := meta.FindStatusCondition(ds.Status.Conditions, discov1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(discov1.ReasonSourceUnavailable))
+			g.Expect(c.Message).To(ContainSubstring("the Secret gcs-key does not exist in namespace " + ns))
+		}).Should(Succeed())
+		Expect(ds.Status.Source).To(BeNil())
+	})
+
 	It("is refused by the API server when the manifest is not a source it can fetch", func() {
 		t, ns := newTenant()
 		for _, c := range []struct {

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,8 +166,8 @@ func fakeGCS(t *testing.T, email string, pub *rsa.PublicKey) (*httptest.Server, 
 }
 
 func TestGCSSourcesUseTheTenantsServiceAccountOrNone(t *testing.T) {
-	tokenCalls := 0
-	tokenSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tokenCalls++ }))
+	var tokenCalls atomic.Int32
+	tokenSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tokenCalls.Add(1) }))
 	defer tokenSrv.Close()
 	const email = "reader@lab.iam.gserviceaccount.com"
 	key, pub := serviceAccountKey(t, email, tokenSrv.URL)
@@ -194,8 +195,8 @@ func TestGCSSourcesUseTheTenantsServiceAccountOrNone(t *testing.T) {
 	if a := rec.last(); a != "" {
 		t.Errorf("an anonymous source sent Authorization %q", a)
 	}
-	if tokenCalls != 0 {
-		t.Errorf("the key's token_uri was called %d times; a self-signed JWT needs no token endpoint", tokenCalls)
+	if n := tokenCalls.Load(); n != 0 {
+		t.Errorf("the key's token_uri was called %d times; a self-signed JWT needs no token endpoint", n)
 	}
 
 	wantErrors(t, o, []errCase{
