@@ -23,6 +23,10 @@ class APIKey(DiscoModel):
     """
     The key itself; shown once, in the response that creates it.
     """
+    last_used_at: datetime | None = None
+    """
+    When the key last authenticated a request, exact to the minute; null if it never has.
+    """
     name: str | None = None
     prefix: str | None = None
     """
@@ -177,15 +181,30 @@ class ClaimScope(DiscoModel):
     variables: list[str] | None = None
 
 
-class ColumnProfile(DiscoModel):
+class ColumnHistogram(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    dtype: str | None = None
-    mean: float | None = None
-    name: str | None = None
-    null_count: int | None = None
-    std: float | None = None
+    counts: list[int] | None = None
+    """
+    Values per equal-width bin: bin i covers [low + i·w, low + (i+1)·w) with w = (high − low)/len(counts), the last bin also holding high. 20 bins over [min, max], or one per integer, centred on it, for an int64 or bool column spanning fewer than 20 integers. Empty when the column holds only ±Inf.
+    """
+    high: float | None = None
+    """
+    Upper edge of the last bin; equal to low when the column holds one value.
+    """
+    low: float | None = None
+    """
+    Lower edge of the first bin.
+    """
+    neg_inf: int | None = None
+    """
+    -Inf values, not in any bin.
+    """
+    pos_inf: int | None = None
+    """
+    +Inf values, not in any bin.
+    """
 
 
 class ConsistencyProof(DiscoModel):
@@ -248,36 +267,6 @@ class DatasetMetadata(DiscoModel):
     format: str | None = None
     name: str | None = None
     variables: list[str] | None = None
-
-
-class DatasetProfile(DiscoModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    column_count: int | None = None
-    columns: list[ColumnProfile] | None = None
-    dataset_id: str | None = None
-    profiled_at: datetime | None = None
-    quality: DataQuality | None = None
-    row_count: int | None = None
-    status: str | None = None
-
-
-class Delivery(DiscoModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attempts: int | None = None
-    created_at: datetime | None = None
-    event_id: str | None = None
-    event_type: str | None = None
-    id: str | None = Field(None, examples=["dlv_abcdefghijklmnopqrstuvwxyz"])
-    last_error: str | None = None
-    last_status_code: int | None = None
-    next_attempt_at: datetime | None = None
-    status: str | None = None
-    updated_at: datetime | None = None
-    webhook_id: str | None = None
 
 
 class DemotionResult(DiscoModel):
@@ -536,29 +525,6 @@ class ListPageDataset(DiscoModel):
     """
 
 
-class ListPageDelivery(DiscoModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: list[Delivery] | None = None
-    has_more: bool | None = None
-    """
-    Whether another page follows.
-    """
-    next_cursor: str | None = None
-    """
-    Pass as cursor to get the next page; absent on the last page.
-    """
-    object: str | None = None
-    """
-    Always "list".
-    """
-    total_count: int | None = None
-    """
-    Number of items matching the filters, over all pages (absent where not available).
-    """
-
-
 class ListPageLedgerEntry(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
@@ -739,6 +705,28 @@ class SettingsPatch(DiscoModel):
     governance: GovernancePatch | None = None
 
 
+class SignatureHeaders(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    webhook_id: str | None = None
+    """
+    webhook-id (Standard Webhooks): the event id.
+    """
+    webhook_signature: str | None = None
+    """
+    webhook-signature: v1,<base64 of the same MAC>.
+    """
+    webhook_timestamp: str | None = None
+    """
+    webhook-timestamp: the signing time, unix seconds.
+    """
+    x_service_signature: str | None = None
+    """
+    X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<event id>.<t>.<body>">.
+    """
+
+
 class Stage(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
@@ -788,6 +776,35 @@ class TokenResponse(DiscoModel):
     token_type: str | None = None
 
 
+class User(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    created_at: datetime | None = None
+    disabled_at: datetime | None = None
+    """
+    When the user was disabled; absent while active.
+    """
+    id: str | None = Field(None, examples=["usr_abcdefghijklmnopqrstuvwxyz"])
+    sessions_revoked_at: datetime | None = None
+    """
+    Sessions signed in before this time no longer work.
+    """
+    status: str | None = None
+    """
+    A disabled user cannot sign in, and none of their sessions work.
+    """
+    username: str | None = None
+
+
+class ValueCount(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    count: int | None = None
+    value: str | None = None
+
+
 class Webhook(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
@@ -817,6 +834,36 @@ class WebhookCreate(DiscoModel):
     Signing secret for X-Service-Signature; never returned.
     """
     url: str | None = None
+
+
+class Attempt(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attempt: int | None = None
+    """
+    1 for the first attempt.
+    """
+    duration_ms: int | None = None
+    """
+    From sending the request to reading the answer.
+    """
+    error: str | None = None
+    """
+    Why the attempt failed; absent when it succeeded.
+    """
+    sent_at: datetime | None = None
+    """
+    When the attempt was signed and sent.
+    """
+    signature: SignatureHeaders | None = None
+    """
+    The signature headers sent; null when no request went out (the address was refused before connecting).
+    """
+    status_code: int | None = None
+    """
+    The endpoint's HTTP status; absent when it did not answer.
+    """
 
 
 class Campaign(DiscoModel):
@@ -886,6 +933,37 @@ class CausalEvidence(DiscoModel):
     """
 
 
+class ColumnProfile(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    distinct_values: int | None = None
+    """
+    Distinct values of a categorical text column (at most 256 distinct values of at most 128 bytes, fewer in a file with many text columns); null otherwise.
+    """
+    dtype: str | None = None
+    histogram: ColumnHistogram | None = None
+    """
+    Distribution of a numeric column's non-null values; null for text columns, columns without a value, and profiles made before histograms existed.
+    """
+    max: float | None = None
+    """
+    Largest finite value of a numeric column; null when mean is.
+    """
+    mean: float | None = None
+    min: float | None = None
+    """
+    Smallest finite value of a numeric column; null when mean is.
+    """
+    name: str | None = None
+    null_count: int | None = None
+    std: float | None = None
+    top_values: list[ValueCount] | None = None
+    """
+    A categorical text column's 10 most frequent values, exactly counted, most frequent first; null otherwise.
+    """
+
+
 class ConservationEvidence(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
@@ -910,6 +988,40 @@ class ConservationEvidence(DiscoModel):
     """
     Number of trajectories the quantity was checked on.
     """
+
+
+class DatasetProfile(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    column_count: int | None = None
+    columns: list[ColumnProfile] | None = None
+    dataset_id: str | None = None
+    profiled_at: datetime | None = None
+    quality: DataQuality | None = None
+    row_count: int | None = None
+    status: str | None = None
+
+
+class Delivery(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attempt_log: list[Attempt] | None = None
+    """
+    The delivery's last 20 attempts, newest first, each with the signature headers it was sent with, so a receiver can be checked against what it got. Attempts made before the log existed are not in it.
+    """
+    attempts: int | None = None
+    created_at: datetime | None = None
+    event_id: str | None = None
+    event_type: str | None = None
+    id: str | None = Field(None, examples=["dlv_abcdefghijklmnopqrstuvwxyz"])
+    last_error: str | None = None
+    last_status_code: int | None = None
+    next_attempt_at: datetime | None = None
+    status: str | None = None
+    updated_at: datetime | None = None
+    webhook_id: str | None = None
 
 
 class Error(DiscoModel):
@@ -996,11 +1108,57 @@ class ListPageCampaign(DiscoModel):
     """
 
 
+class ListPageDelivery(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: list[Delivery] | None = None
+    has_more: bool | None = None
+    """
+    Whether another page follows.
+    """
+    next_cursor: str | None = None
+    """
+    Pass as cursor to get the next page; absent on the last page.
+    """
+    object: str | None = None
+    """
+    Always "list".
+    """
+    total_count: int | None = None
+    """
+    Number of items matching the filters, over all pages (absent where not available).
+    """
+
+
 class ListPageOAuthClient(DiscoModel):
     model_config = ConfigDict(
         extra="allow",
     )
     data: list[OAuthClient] | None = None
+    has_more: bool | None = None
+    """
+    Whether another page follows.
+    """
+    next_cursor: str | None = None
+    """
+    Pass as cursor to get the next page; absent on the last page.
+    """
+    object: str | None = None
+    """
+    Always "list".
+    """
+    total_count: int | None = None
+    """
+    Number of items matching the filters, over all pages (absent where not available).
+    """
+
+
+class ListPageUser(DiscoModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: list[User] | None = None
     has_more: bool | None = None
     """
     Whether another page follows.
