@@ -60,8 +60,10 @@ from .models import (
     RunResults,
     RunStatus,
     TokenResponse,
+    User,
     Webhook,
     WebhookDelivery,
+    WebhookDeliveryAttempt,
 )
 
 __all__ = [
@@ -112,9 +114,11 @@ __all__ = [
     "TokenState",
     "TruthDialThresholdNotMet",
     "UnprocessableEntityError",
+    "User",
     "WaitTimeoutError",
     "Webhook",
     "WebhookDelivery",
+    "WebhookDeliveryAttempt",
     "WebhookVerificationError",
     "__version__",
     "ledger",

@@ -28,6 +28,7 @@ __all__ = [
     "Claim",
     "ClaimEvidence",
     "ClaimScope",
+    "ColumnHistogram",
     "ColumnProfile",
     "DataQuality",
     "Dataset",
@@ -51,8 +52,11 @@ __all__ = [
     "RunStatus",
     "RunSummary",
     "TokenResponse",
+    "User",
+    "ValueCount",
     "Webhook",
     "WebhookDelivery",
+    "WebhookDeliveryAttempt",
     "Tier",
     "Mode",
     "TIERS",
@@ -120,9 +124,22 @@ class Dataset(g.Dataset):
     profile_ready: bool = False
 
 
+class ColumnHistogram(g.ColumnHistogram):
+    """A numeric column's distribution: equal-width bins of ``counts`` over [low, high]."""
+
+    counts: list[int] = Field(default_factory=list)
+
+
+class ValueCount(g.ValueCount):
+    """One of a categorical column's most frequent values, with its count."""
+
+
 class ColumnProfile(g.ColumnProfile):
     name: str
     null_count: int = 0
+    histogram: ColumnHistogram | None = None
+    # list is invariant: a list of the public subclass does not type as the generated list.
+    top_values: list[ValueCount] | None = None  # type: ignore[assignment]
 
 
 class DataQuality(g.DataQuality):
@@ -280,9 +297,15 @@ class Webhook(g.Webhook):
     events: list[str] = Field(default_factory=list)
 
 
+class WebhookDeliveryAttempt(g.Attempt):
+    """One attempt of a webhook delivery, with the signature headers it was sent with."""
+
+
 class WebhookDelivery(g.Delivery):
     id: str
     attempts: int = 0
+    # list is invariant: a list of the public subclass does not type as the generated list.
+    attempt_log: list[WebhookDeliveryAttempt] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 class Event(DiscoModel):
@@ -301,6 +324,14 @@ class APIKey(g.APIKey):
     id: str
     scopes: list[str] = Field(default_factory=list)
     project_ids: list[str] = Field(default_factory=list)
+
+
+class User(g.User):
+    """A user of the tenant (``/users``): ``status`` is active or disabled."""
+
+    id: str
+    username: str = ""
+    status: str = "active"
 
 
 class TokenResponse(g.TokenResponse):

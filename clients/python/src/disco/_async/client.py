@@ -71,6 +71,7 @@ from ..models import (
     RunResults,
     RunStatus,
     TokenResponse,
+    User,
     Webhook,
     WebhookDelivery,
 )
@@ -695,6 +696,11 @@ class AsyncWebhooks(_AsyncResource):
     def deliveries(self, webhook_id: str, *, limit: int | None = None) -> AsyncPaginator[WebhookDelivery]:
         return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, limit=limit)
 
+    async def delivery(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        """One delivery, with ``attempt_log``: its last attempts and the signature headers
+        each was sent with."""
+        return await self._get(f"/webhooks/{seg(webhook_id)}/deliveries/{seg(delivery_id)}", WebhookDelivery)
+
     async def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
         return await self._post(
             f"/webhooks/{seg(webhook_id)}/deliveries/{seg(delivery_id)}/redeliver", WebhookDelivery
@@ -744,6 +750,36 @@ class AsyncAPIKeys(_AsyncResource):
 
     async def revoke(self, key_id: str) -> None:
         await self._delete(f"/api-keys/{seg(key_id)}")
+
+
+class AsyncUsers(_AsyncResource):
+    """``/users``: the tenant's users (scope ``api_keys:write``, a key not restricted to
+    projects). A user cannot disable or delete themselves."""
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncPaginator[User]:
+        """``status``: active or disabled; ``sort``: created_at (default, newest first) or username."""
+        return self._list("/users", User, status=status, sort=sort, order=order, limit=limit)
+
+    async def get(self, user_id: str) -> User:
+        return await self._get(f"/users/{seg(user_id)}", User)
+
+    async def disable(self, user_id: str) -> User:
+        """The user can no longer sign in, and every session they hold stops working."""
+        return await self._post(f"/users/{seg(user_id)}/disable", User)
+
+    async def enable(self, user_id: str) -> User:
+        """The user can sign in again; sessions ended by disabling stay ended."""
+        return await self._post(f"/users/{seg(user_id)}/enable", User)
+
+    async def delete(self, user_id: str) -> None:
+        await self._delete(f"/users/{seg(user_id)}")
 
 
 class AsyncOAuth(_AsyncResource):
@@ -846,6 +882,7 @@ class AsyncClient:
         self.ledger = AsyncLedger(self)
         self.webhooks = AsyncWebhooks(self)
         self.api_keys = AsyncAPIKeys(self)
+        self.users = AsyncUsers(self)
         self.oauth = AsyncOAuth(self)
 
     # lifecycle

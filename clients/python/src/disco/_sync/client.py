@@ -70,6 +70,7 @@ from ..models import (
     RunResults,
     RunStatus,
     TokenResponse,
+    User,
     Webhook,
     WebhookDelivery,
 )
@@ -694,6 +695,11 @@ class Webhooks(_Resource):
     def deliveries(self, webhook_id: str, *, limit: int | None = None) -> Paginator[WebhookDelivery]:
         return self._list(f"/webhooks/{seg(webhook_id)}/deliveries", WebhookDelivery, limit=limit)
 
+    def delivery(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        """One delivery, with ``attempt_log``: its last attempts and the signature headers
+        each was sent with."""
+        return self._get(f"/webhooks/{seg(webhook_id)}/deliveries/{seg(delivery_id)}", WebhookDelivery)
+
     def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
         return self._post(
             f"/webhooks/{seg(webhook_id)}/deliveries/{seg(delivery_id)}/redeliver", WebhookDelivery
@@ -743,6 +749,36 @@ class APIKeys(_Resource):
 
     def revoke(self, key_id: str) -> None:
         self._delete(f"/api-keys/{seg(key_id)}")
+
+
+class Users(_Resource):
+    """``/users``: the tenant's users (scope ``api_keys:write``, a key not restricted to
+    projects). A user cannot disable or delete themselves."""
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+        limit: int | None = None,
+    ) -> Paginator[User]:
+        """``status``: active or disabled; ``sort``: created_at (default, newest first) or username."""
+        return self._list("/users", User, status=status, sort=sort, order=order, limit=limit)
+
+    def get(self, user_id: str) -> User:
+        return self._get(f"/users/{seg(user_id)}", User)
+
+    def disable(self, user_id: str) -> User:
+        """The user can no longer sign in, and every session they hold stops working."""
+        return self._post(f"/users/{seg(user_id)}/disable", User)
+
+    def enable(self, user_id: str) -> User:
+        """The user can sign in again; sessions ended by disabling stay ended."""
+        return self._post(f"/users/{seg(user_id)}/enable", User)
+
+    def delete(self, user_id: str) -> None:
+        self._delete(f"/users/{seg(user_id)}")
 
 
 class OAuth(_Resource):
@@ -845,6 +881,7 @@ class Client:
         self.ledger = Ledger(self)
         self.webhooks = Webhooks(self)
         self.api_keys = APIKeys(self)
+        self.users = Users(self)
         self.oauth = OAuth(self)
 
     # lifecycle
