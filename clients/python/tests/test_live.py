@@ -125,6 +125,19 @@ def test_dataset_upload_and_profile(c: disco.Client, project: disco.Project, dat
     assert dataset.id in {d.id for d in c.datasets.list(project.id)}
 
 
+def test_dataset_profile_histogram(c: disco.Client, project: disco.Project, dataset: disco.Dataset) -> None:
+    prof = c.datasets.profile(project.id, dataset.id)
+    length = prof.columns[0]
+    if length.histogram is None and length.min is None:
+        pytest.skip("the facade does not profile min/max/histogram yet")
+    assert length.min is not None and abs(length.min - 0.1) < 1e-6
+    assert length.max is not None and abs(length.max - 2.0) < 1e-6
+    h = length.histogram
+    assert h is not None and h.counts and sum(h.counts) == 60  # every non-null value in one bin
+    assert h.low is not None and h.high is not None and h.low <= length.min and h.high >= length.max
+    assert length.top_values is None  # numeric, not categorical
+
+
 def test_dataset_upload_from_dataframe_like(c: disco.Client, project: disco.Project) -> None:
     class Frame:
         columns = ["a", "b"]
@@ -364,6 +377,18 @@ def test_webhook_delivery_verifies(c: disco.Client, live_stack: LiveStack, proje
                     events.append(ev)
             time.sleep(0.5)
         assert events, f"no dataset.profiled delivery: {[json.loads(b) for b, _ in _Receiver.received]}"
+        if live_stack.has("get", "/webhooks/{webhook_id}/deliveries/{delivery_id}"):
+            listed = [d for d in c.webhooks.deliveries(hook.id) if d.event_id == events[0].id]
+            assert listed, "the delivery is not listed"
+            one = c.webhooks.delivery(hook.id, listed[0].id)
+            deadline = time.monotonic() + 30  # the attempt is recorded after the receiver answers
+            while not one.attempt_log and time.monotonic() < deadline:
+                time.sleep(0.5)
+                one = c.webhooks.delivery(hook.id, listed[0].id)
+            assert one.id == listed[0].id and one.webhook_id == hook.id
+            assert one.attempt_log and one.attempt_log[0].attempt == one.attempts
+            with pytest.raises(disco.NotFoundError):
+                c.webhooks.delivery(hook.id, "dlv_" + "z" * 26)
         body, headers = _Receiver.received[0]
         with pytest.raises(disco.WebhookVerificationError):
             disco.webhooks.verify(body + b" ", headers, secret)
@@ -459,6 +484,49 @@ def test_api_keys_scopes_and_roll(c: disco.Client, live_stack: LiveStack, projec
         c.api_keys.revoke(rolled.id)
         with pytest.raises(disco.AuthenticationError):
             new.projects.get(project.id)
+
+
+def test_users_of_the_tenant(c: disco.Client, live_stack: LiveStack) -> None:
+    live_stack.require("get", "/users")
+    users = c.users.list(sort="username", order="asc").to_list()
+    admins = [u for u in users if u.username.startswith("admin")]
+    assert admins, f"no bootstrap admin among {[u.username for u in users]}"
+    admin = admins[0]
+    if live_stack.data_dir is not None:
+        creds = json.loads((live_stack.data_dir / "credentials.json").read_text())
+        if creds.get("dashboard_user"):
+            assert creds["dashboard_user"] in {u.username for u in users}
+    assert admin.id.startswith("usr_") and admin.status == "active" and admin.disabled_at is None
+    assert c.users.get(admin.id).username == admin.username
+    assert admin.id in {u.id for u in c.users.list(status="active")}
+    assert admin.id not in {u.id for u in c.users.list(status="disabled")}
+    with pytest.raises(disco.NotFoundError):
+        c.users.get("usr_" + "z" * 26)
+    with pytest.raises(disco.NotFoundError):
+        c.users.disable("usr_" + "z" * 26)
+
+
+def test_api_key_last_used_at(c: disco.Client, live_stack: LiveStack, project: disco.Project) -> None:
+    live_stack.require("post", "/api-keys")
+    k = c.api_keys.create("last-used", scopes=["projects:read"], project_ids=[project.id])
+    assert k.key
+    if "last_used_at" not in c.api_keys.get(k.id).model_dump():
+        pytest.skip("the facade does not report last_used_at yet")
+    assert c.api_keys.get(k.id).last_used_at is None  # never used
+    try:
+        with disco.Client(live_stack.base_url, k.key) as used:
+            assert used.projects.get(project.id).id == project.id
+        # Recorded in the background, at most once a minute: poll briefly.
+        deadline = time.monotonic() + 30
+        seen = c.api_keys.get(k.id).last_used_at
+        while seen is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+            seen = c.api_keys.get(k.id).last_used_at
+        assert seen is not None, "last_used_at stayed null after the key authenticated a request"
+        assert seen.tzinfo is not None
+        assert k.created_at is None or seen >= k.created_at.replace(second=0, microsecond=0)
+    finally:
+        c.api_keys.revoke(k.id)
 
 
 def test_webhook_registrations(c: disco.Client, live_stack: LiveStack, project: disco.Project) -> None:
