@@ -33,6 +33,8 @@ type BlobProfiler struct {
 	Sources datasource.Opener
 	// MaxSourceBytes bounds a fetched source; 0 means DefaultMaxSourceBytes.
 	MaxSourceBytes int64
+	// FetchTimeout bounds the whole fetch of a source; 0 means DefaultFetchTimeout.
+	FetchTimeout time.Duration
 	// Clock stamps status.source.fetchedAt; nil means the real clock.
 	Clock clock.PassiveClock
 	// ScratchDir holds the copied file while it is read; "" means a private directory

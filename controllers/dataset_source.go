@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -18,6 +19,11 @@ const DefaultMaxSourceBytes = 512 << 20
 
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get
 
+// DefaultFetchTimeout bounds a source's fetch when the profiler sets no limit: a store that
+// answers slowly, or never, holds a profiling worker for at most this long, and the dataset
+// tries again later.
+const DefaultFetchTimeout = 10 * time.Minute
+
 // SourceUnavailableError is a source that cannot be read yet (a ConfigMap, Secret or object
 // not there yet, a store that does not answer): the dataset waits and tries again, since a
 // GitOps tool may apply the Dataset before what it names.
@@ -30,6 +36,20 @@ func (e *SourceUnavailableError) Unwrap() error { return e.Err }
 // hashing it as it streams, and checks it against spec.sizeBytes and spec.sha256 when the
 // manifest pins them (issue 14, item 7).
 func (p *BlobProfiler) importSource(ctx context.Context, ds *discov1.Dataset, key string) (*discov1.FetchedSource, error) {
+	timeout := p.FetchTimeout
+	if timeout <= 0 {
+		timeout = DefaultFetchTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the source did not arrive within %s", timeout))
+	defer cancel()
+	fetched, err := p.copySource(ctx, ds, key)
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		return nil, &SourceUnavailableError{Err: cause}
+	}
+	return fetched, err
+}
+
+func (p *BlobProfiler) copySource(ctx context.Context, ds *discov1.Dataset, key string) (*discov1.FetchedSource, error) {
 	rc, err := p.Sources.Open(ctx, ds.Namespace, ds.Spec.Source)
 	if refusal := (*datasource.Error)(nil); errors.As(err, &refusal) {
 		return nil, &ProfileError{Reason: discov1.ReasonSourceRefused, Message: refusal.Message}
@@ -38,6 +58,10 @@ func (p *BlobProfiler) importSource(ctx context.Context, ds *discov1.Dataset, ke
 		return nil, &SourceUnavailableError{Err: err}
 	}
 	defer func() { _ = rc.Close() }() // read-only: nothing to lose
+	// A reader blocked in Read that ignores ctx (a store sending nothing) is unblocked by
+	// closing it when the fetch's deadline passes.
+	stop := context.AfterFunc(ctx, func() { _ = rc.Close() })
+	defer stop()
 	limit := p.MaxSourceBytes
 	if limit <= 0 {
 		limit = DefaultMaxSourceBytes

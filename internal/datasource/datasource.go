@@ -20,6 +20,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -132,7 +133,10 @@ func (o Opener) file(namespace string, u *url.URL) (io.ReadCloser, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(name)
+	// O_NONBLOCK: opening a FIFO (or a device) for reading would otherwise wait for a
+	// writer, holding a profiling worker for ever; it is refused below as not regular. On a
+	// regular file the flag changes nothing (open(2)).
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("the file %s does not exist (yet) in namespace %s's directory of the dataset source root", name, namespace)
