@@ -14,7 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,17 +230,17 @@ func sharedKeySignature(r *http.Request, account, key string) string {
 			msHeaders = append(msHeaders, lk+":"+strings.Join(r.Header.Values(k), ","))
 		}
 	}
-	sort.Strings(msHeaders)
+	slices.Sort(msHeaders)
 	resource := "/" + account + r.URL.EscapedPath()
 	q := r.URL.Query()
 	names := make([]string, 0, len(q))
 	for n := range q {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, n := range names {
 		v := q[n]
-		sort.Strings(v)
+		slices.Sort(v)
 		resource += "\n" + strings.ToLower(n) + ":" + strings.Join(v, ",")
 	}
 	toSign := strings.Join([]string{r.Method, h("Content-Encoding"), h("Content-Language"), length, h("Content-MD5"),
