@@ -73,6 +73,8 @@
 // page's minimum score asks the API for claims sorted by score, high to low, and stops at
 // the first below the minimum; under another sort it filters each page it gets.
 //
-// Not offered, because the REST API does not offer it: the fit of a law other than the
-// one the run plotted (the API serves no per-row predictions).
+// Each law's claim page shows that law's own fit: the engine plots every law of a target,
+// the alternatives too, under artifacts.LawPlotName (its target and expression), and
+// pickPlots finds it. A run made before per-law plots has only its chosen law's plot; the
+// page shows it for that target's laws only when the run has no per-law plot at all.
 package dashboard

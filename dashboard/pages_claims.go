@@ -168,19 +168,30 @@ func lawTarget(cl api.Claim, run api.Run) string {
 	return ""
 }
 
-// pickPlots finds the run's plots this claim is drawn in: the fit of a law's target
-// (predicted-vs-observed-<target>.svg) and the causal graph (causal-graph.svg), as the
-// engine names them (engine/run_artifacts.go).
+// pickPlots finds the run's plots this claim is drawn in, as the engine names them
+// (engine/run_artifacts.go): a law's own fit (artifacts.LawPlotName of its target and
+// expression) and the causal graph (causal-graph.svg). A run from before laws had their own
+// plots has only the chosen law's, under the target's name; it is shown for that target's
+// laws only when the run has no per-law plot, so an alternative never shows another law's fit.
 func pickPlots(cl api.Claim, run api.Run, arts []api.Artifact) (fit, graph *api.Artifact) {
 	target := lawTarget(cl, run)
+	var chosen *api.Artifact
+	perLaw := false
 	for i := range arts {
 		a := &arts[i]
 		switch {
-		case cl.Type == "law" && target != "" && a.Name == "predicted-vs-observed-"+target+".svg":
+		case cl.Type == "law" && target != "" && a.Name == artifacts.LawPlotName(target, cl.Expression):
 			fit = a
+		case cl.Type == "law" && target != "" && a.Name == artifacts.TargetPlotName(target):
+			chosen = a
+		case cl.Type == "law" && target != "" && artifacts.IsLawPlot(a.Name, target):
+			perLaw = true
 		case cl.Type == "causal" && a.Name == "causal-graph.svg":
 			graph = a
 		}
+	}
+	if fit == nil && !perLaw {
+		fit = chosen
 	}
 	return fit, graph
 }

@@ -301,8 +301,8 @@ func (r *runner) laws(ctx context.Context, m lawMethod) error {
 			if i > 0 {
 				r.result.Summary.Alternatives = append(r.result.Summary.Alternatives, idx)
 			}
+			r.plotLaw(f.target, law, f.y, i == 0)
 		}
-		r.plotLaw(f.target, f.models[0], f.y)
 		progress(1)
 	}
 	return nil

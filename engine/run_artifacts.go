@@ -11,12 +11,19 @@ import (
 // Artifacts are best effort: a plot that cannot be drawn does not fail the
 // run, whose claims stand on their own.
 
-// plotLaw adds the predicted-versus-observed plot of a law.
-func (r *runner) plotLaw(target string, m *lawModel, y []float64) {
+// plotLaw adds the predicted-versus-observed plot of a law under its own name
+// (artifacts.LawPlotName), and for the chosen law also under the target's name
+// (artifacts.TargetPlotName) that runs have always had.
+func (r *runner) plotLaw(target string, m *lawModel, y []float64, chosen bool) {
 	svg, err := artifacts.PredictedVsObserved(y, m.predict(r.data.X), target+": "+m.expression)
-	if err == nil {
+	if err != nil {
+		return
+	}
+	r.result.Artifacts = append(r.result.Artifacts,
+		NewArtifact(artifacts.LawPlotName(target, m.expression), KindPlot, "image/svg+xml", svg))
+	if chosen {
 		r.result.Artifacts = append(r.result.Artifacts,
-			NewArtifact("predicted-vs-observed-"+target+".svg", KindPlot, "image/svg+xml", svg))
+			NewArtifact(artifacts.TargetPlotName(target), KindPlot, "image/svg+xml", svg))
 	}
 }
 

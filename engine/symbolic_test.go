@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/discolab/disco/engine/artifacts"
 	"github.com/discolab/disco/engine/symbolic"
 )
 
@@ -69,6 +70,16 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 	}
 	if !kinds["predicted-vs-observed-y.svg"] || !kinds["pareto-front-y.svg"] {
 		t.Fatalf("artifacts %v", kinds)
+	}
+	// Every law, the alternatives too, has its own fit plot, found by its claim's target
+	// and expression.
+	if len(res.Summary.Alternatives) == 0 {
+		t.Fatal("no alternative law: the per-law plots are not exercised")
+	}
+	for _, c := range res.Claims {
+		if c.Type == ClaimLaw && !kinds[artifacts.LawPlotName(c.Target, c.Expression)] {
+			t.Fatalf("no plot %s for law %s = %s among %v", artifacts.LawPlotName(c.Target, c.Expression), c.Target, c.Expression, kinds)
+		}
 	}
 	body, err := json.Marshal(best)
 	if err != nil {
