@@ -114,12 +114,20 @@ var _ = Describe("Run execution (local executor)", func() {
 		Expect(testutil.ToFloat64(metrics.LedgerAppends.WithLabelValues("claim_created"))).To(BeNumerically(">=", 1))
 		families, err := ctrlmetrics.Registry.Gather()
 		Expect(err).NotTo(HaveOccurred())
-		gauges := map[string]bool{}
+		// The state gauges count the cached objects: this run is completed and its claims
+		// are laws in explore, among those of other specs.
+		gauges := map[string]float64{}
 		for _, f := range families {
-			gauges[f.GetName()] = true
+			for _, m := range f.GetMetric() {
+				labels := f.GetName()
+				for _, l := range m.GetLabel() {
+					labels += "," + l.GetValue()
+				}
+				gauges[labels] = m.GetGauge().GetValue()
+			}
 		}
-		Expect(gauges).To(HaveKey("disco_runs"))
-		Expect(gauges).To(HaveKey("disco_claims"))
+		Expect(gauges).To(HaveKeyWithValue("disco_runs,completed", BeNumerically(">=", 1)))
+		Expect(gauges).To(HaveKeyWithValue("disco_claims,explore,law", BeNumerically(">=", float64(run.Status.ClaimsCount))))
 
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())

@@ -65,7 +65,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 			return err
 		}
 	}
-	if err := ctrlmetrics.Registry.Register(newStateCollector(mgr.GetClient())); err != nil {
+	if err := ctrlmetrics.Registry.Register(newStateCollector(mgr.GetCache())); err != nil {
 		var already prometheus.AlreadyRegisteredError
 		if !errors.As(err, &already) {
 			return err

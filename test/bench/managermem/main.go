@@ -86,7 +86,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "test/bench/results/manager-memory/"+time.Now().UTC().Format("2006-01-02")+".json", "JSON results file")
 	flag.StringVar(&o.profile, "profile", "", "directory for a heap profile per child (stage and variant in the name); empty writes none")
 	flag.DurationVar(&o.childTimeout, "child-timeout", 30*time.Minute, "time limit of one measurement")
-	flag.StringVar(&o.startup, "startup", "", "the disco binary (bin/disco): after the last stage, start `disco manager` with every controller over the objects, without and with config/manager's GOMEMLIMIT, and measure its peak until its work queues drain; empty skips")
+	flag.StringVar(&o.startup, "startup", "", "the disco binary (bin/disco), or several separated by commas to compare them on the same objects: after the last stage, start `disco manager` with every controller over the objects, without and with config/manager's GOMEMLIMIT, and measure its peak until its work queues drain; empty skips")
 	flag.DurationVar(&o.startupLimit, "startup-timeout", 20*time.Minute, "time limit of one manager startup")
 	flag.Parse()
 	for _, s := range strings.Split(stages, ",") {
@@ -224,18 +224,21 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.startup != "" {
 		var starts []startupResult
-		for _, env := range [][]string{nil, {"GOMEMLIMIT=900MiB"}} {
-			logf("starting %s manager with every controller (env %v)", o.startup, env)
-			s, err := measureStartup(ctx, o.startup, kubeconfigPath, env, o.startupLimit)
-			if err != nil {
-				return fmt.Errorf("manager startup: %w", err)
-			}
-			logf("  peak RSS %.1f MiB, RSS %.1f MiB when drained (%v) after %.0f s, %.0f reconciles (%.0f errors)",
-				mib(s.PeakRSS), mib(s.RSSDrained), s.Drained, s.SecondsToDrain, s.Reconciles, s.ReconcileErrors)
-			starts = append(starts, s)
-			results["startup"] = starts
-			if err := writeJSON(o.out, results); err != nil {
-				return err
+		for _, bin := range strings.Split(o.startup, ",") {
+			for _, env := range [][]string{nil, {"GOMEMLIMIT=900MiB"}} {
+				logf("starting %s manager with every controller (env %v)", bin, env)
+				s, err := measureStartup(ctx, bin, kubeconfigPath, env, o.startupLimit)
+				if err != nil {
+					return fmt.Errorf("manager startup: %w", err)
+				}
+				s.Binary = bin
+				logf("  peak RSS %.1f MiB, RSS %.1f MiB when drained (%v) after %.0f s, %.0f reconciles (%.0f errors)",
+					mib(s.PeakRSS), mib(s.RSSDrained), s.Drained, s.SecondsToDrain, s.Reconciles, s.ReconcileErrors)
+				starts = append(starts, s)
+				results["startup"] = starts
+				if err := writeJSON(o.out, results); err != nil {
+					return err
+				}
 			}
 		}
 	}

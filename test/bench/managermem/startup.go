@@ -23,6 +23,7 @@ import (
 // drainQuiet: the startup peak that the cache-only children do not see (each informer's
 // initial list queues a reconcile of every object).
 type startupResult struct {
+	Binary          string   `json:"binary"`
 	Env             []string `json:"env"`
 	PeakRSS         float64  `json:"peak_rss"`
 	RSSDrained      float64  `json:"rss_drained"`
