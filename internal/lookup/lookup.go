@@ -16,8 +16,8 @@ import (
 	"github.com/discolab/disco/internal/ids"
 )
 
-// ByID reads into obj (a *Project, *Campaign, *Dataset or *Run) the object of namespace
-// whose public id is id: the object named by the id, else the one ByLabel finds.
+// ByID reads into obj (a *Project, *Campaign, *Dataset or *Run, or a *Tenant with namespace
+// "") the object of namespace whose public id is id: the object named by the id, else the one ByLabel finds.
 func ByID(ctx context.Context, c client.Reader, namespace, id string, obj client.Object) error {
 	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ids.ToName(id)}, obj)
 	if !apierrors.IsNotFound(err) {
@@ -44,6 +44,8 @@ func ByLabel(ctx context.Context, c client.Reader, namespace, id string, obj cli
 	var list client.ObjectList
 	var prefix string
 	switch obj.(type) {
+	case *discov1.Tenant: // cluster-scoped: namespace is ""
+		list, prefix = &discov1.TenantList{}, ids.Tenant
 	case *discov1.Project:
 		list, prefix = &discov1.ProjectList{}, ids.Project
 	case *discov1.Campaign:

@@ -14,6 +14,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/ids"
+	"github.com/discolab/disco/internal/lookup"
 )
 
 // OfNamespace is the id of the tenant a namespace belongs to: its tenant label. A namespace
@@ -57,19 +58,5 @@ func Get(ctx context.Context, c client.Reader, id string, t *discov1.Tenant) err
 	if !ids.Valid(ids.Tenant, id) {
 		return apierrors.NewNotFound(discov1.GroupVersion.WithResource("tenants").GroupResource(), id)
 	}
-	err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(id)}, t)
-	if !apierrors.IsNotFound(err) {
-		return err
-	}
-	list := &discov1.TenantList{}
-	if err := c.List(ctx, list, client.MatchingLabels{discov1.LabelID: id}); err != nil {
-		return err
-	}
-	for i := range list.Items {
-		if list.Items[i].ID() == id {
-			list.Items[i].DeepCopyInto(t)
-			return nil
-		}
-	}
-	return apierrors.NewNotFound(discov1.GroupVersion.WithResource("tenants").GroupResource(), id)
+	return lookup.ByID(ctx, c, "", id, t)
 }
