@@ -84,6 +84,12 @@ func register(ctx context.Context, indexer client.FieldIndexer, specs []spec) er
 // every GC cycle scans and every deep copy copies, and nothing reads them (the facade's
 // updated_at looks at managed fields of projects only). An update without managed fields
 // keeps the server's, so writes through the cache's objects are unaffected.
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&discov1.Claim{}: {Transform: cache.TransformStripManagedFields()},
+	}}
+}
+
 // ManagerCacheOptions is the cache of `disco manager` alone (not of disco dev, which shares
 // one cache with the facade): managed fields are stripped from every kind, not only Claims,
 // since no controller reads them and every controller write is a patch of the fields it
@@ -92,10 +98,4 @@ func ManagerCacheOptions() cache.Options {
 	o := CacheOptions()
 	o.DefaultTransform = cache.TransformStripManagedFields()
 	return o
-}
-
-func CacheOptions() cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&discov1.Claim{}: {Transform: cache.TransformStripManagedFields()},
-	}}
 }
