@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -228,9 +229,9 @@ func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tre
 	if !ok {
 		return nil, false
 	}
-	scale := math.Abs(c0)
-	if scale < 1e-9*maxAbs(w) {
-		c0, scale = 0, maxAbs(w)
+	scale, wMax := math.Abs(c0), floats.Norm(w, math.Inf(1))
+	if scale < 1e-9*wMax {
+		c0, scale = 0, wMax
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, false
@@ -263,14 +264,6 @@ func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float
 	}
 	d := w.RawVector().Data
 	return d[0], d[1:], true
-}
-
-func maxAbs(w []float64) float64 {
-	m := 0.0
-	for _, v := range w {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
 }
 
 // raise returns t^k with the allowed operators (k ∈ {2, 0.5, −1, −0.5}),
