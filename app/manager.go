@@ -178,7 +178,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b, Sources: sources}, SkipIndexes: true}); err != nil {
+		if err := controllers.Setup(ctx, mgr, controllers.Options{Profiler: &controllers.BlobProfiler{Blob: b, Sources: sources}, Blob: b, SkipIndexes: true}); err != nil {
 			return err
 		}
 	default:
