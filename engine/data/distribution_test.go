@@ -3,7 +3,6 @@ package data
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -110,25 +109,6 @@ func TestHistogramExtremeRange(t *testing.T) {
 	h := column(t, p, "v").Histogram
 	if h == nil || h.Counts[0] != 1 || h.Counts[HistogramBins/2] != 1 || h.Counts[HistogramBins-1] != 1 {
 		t.Errorf("histogram = %+v, want the values in the first, middle and last bins", h)
-	}
-}
-
-// The large-file path counts the same histogram in its histogram pass as the
-// in-memory profile does from the loaded column.
-func TestHistogramStreamedEqualsLoaded(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	text := randomCSV(rng, 5000)
-	want := loadedProfile(t, text, "csv")
-	withBudgets(t, 100, 4*minBins, 1024)
-	got := streamProfile(t, text, "csv")
-	for j, w := range want.Columns {
-		g := got.Columns[j]
-		if !reflect.DeepEqual(g.Histogram, w.Histogram) || !reflect.DeepEqual(g.Min, w.Min) || !reflect.DeepEqual(g.Max, w.Max) {
-			t.Errorf("%s: streamed %+v [%v, %v], loaded %+v", w.Name, g.Histogram, g.Min, g.Max, w.Histogram)
-		}
-		if h := w.Histogram; h != nil && sum(h.Counts)+h.NegInf+h.PosInf != want.RowCount-w.NullCount {
-			t.Errorf("%s: %d counted, %d non-null", w.Name, sum(h.Counts)+h.NegInf+h.PosInf, want.RowCount-w.NullCount)
-		}
 	}
 }
 

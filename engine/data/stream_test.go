@@ -133,6 +133,13 @@ func TestProfileReaderEstimates(t *testing.T) {
 		if w.Std != nil && math.Abs(*g.Std-*w.Std) > 1e-9*math.Max(1, *w.Std) {
 			t.Errorf("%s std %v, want %v", w.Name, *g.Std, *w.Std)
 		}
+		// The histogram pass counts the same Histogram as the loaded column.
+		if !reflect.DeepEqual(g.Histogram, w.Histogram) || !reflect.DeepEqual(g.Min, w.Min) || !reflect.DeepEqual(g.Max, w.Max) {
+			t.Errorf("%s: streamed %+v [%v, %v], loaded %+v", w.Name, g.Histogram, g.Min, g.Max, w.Histogram)
+		}
+		if h := w.Histogram; h != nil && sum(h.Counts)+h.NegInf+h.PosInf != want.RowCount-w.NullCount {
+			t.Errorf("%s: %d counted, %d non-null", w.Name, sum(h.Counts)+h.NegInf+h.PosInf, want.RowCount-w.NullCount)
+		}
 	}
 	// About a fifth of the rows repeat the row before; the sample is
 	// scaled up from 1/2^level of the distinct rows.
