@@ -161,6 +161,21 @@ func TestPowerLawSeeds(t *testing.T) {
 	}
 }
 
+// A power law is seeded from few rows too when y keeps its sign: only the robust fit on
+// the majority-sign rows needs minRobustRows.
+func TestPowerLawSeedsFromFewRows(t *testing.T) {
+	X := sample(newTestRand(5), 2, 6, 1, 5)
+	y := target(X, func(x []float64) float64 { return 3 * x[0] * x[0] / x[1] })
+	p := testProblem(X, y, Options{})
+	seeds := powerLawSeeds(p)
+	if len(seeds) == 0 {
+		t.Fatal("no power-law seed from 6 rows of a noiseless power law")
+	}
+	if ind := evaluate(newEvaluator(X, 6), y, seeds[0]); ind.loss > 1e-20 {
+		t.Fatalf("seed %s has loss %g", format(toExpr(seeds[0]), []string{"a", "b"}), ind.loss)
+	}
+}
+
 // TestExponentialSeeds checks that a Gaussian in a scaled variable, which no
 // sparse combination of library terms fits, is seeded exactly from log space,
 // within the default complexity bound, and that a law without an exponential

@@ -53,9 +53,13 @@ func powerLawFit(p *problem, robust bool) ([]int, []float64, bool) {
 			rows[i] = i
 		}
 	case robust:
-		rows = majorityRows(p.y)
+		// The majority-sign half is a subset chosen from noisy data: too few rows and its
+		// fit says nothing.
+		if rows = majorityRows(p.y); len(rows) < minRobustRows {
+			return nil, nil, false
+		}
 	}
-	if len(rows) < 10 {
+	if len(rows) == 0 {
 		return nil, nil, false
 	}
 	var vars []int
@@ -82,6 +86,9 @@ func powerLawFit(p *problem, robust bool) ([]int, []float64, bool) {
 	}
 	return vars, w.RawVector().Data[1:], true
 }
+
+// minRobustRows is the fewest majority-sign rows a robust power-law fit uses.
+const minRobustRows = 10
 
 // majorityRows returns the rows whose y has the sign most rows have and
 // whose |y| is at least the median |y|.
