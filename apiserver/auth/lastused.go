@@ -84,7 +84,8 @@ func (r *useRecorder) record(k store.APIKey, now time.Time) {
 	}()
 }
 
-// WaitForUses waits for the last-use writes in flight, for tests and shutdown.
+// WaitForUses waits for the last-use writes in flight, for tests; a write still in
+// flight when the process exits is lost, and the key's next use records it.
 func (a *Authenticator) WaitForUses() {
 	if a.uses != nil {
 		a.uses.wg.Wait()
