@@ -231,12 +231,13 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, a DeliveryAttempt) er
 		if err != nil {
 			return fmt.Errorf("store: record attempt: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, s.Rebind(`UPDATE webhook_deliveries SET attempt = attempt + 1, status = ?, next_attempt_at = ?,
-			lease_until = NULL, last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ?`),
-			status, millis(next), code, a.Error, millis(now), a.DeliveryID); err != nil {
+		var attempt int
+		if err := tx.QueryRowContext(ctx, s.Rebind(`UPDATE webhook_deliveries SET attempt = attempt + 1, status = ?, next_attempt_at = ?,
+			lease_until = NULL, last_status_code = ?, last_error = ?, updated_at = ? WHERE id = ? RETURNING attempt`),
+			status, millis(next), code, a.Error, millis(now), a.DeliveryID).Scan(&attempt); err != nil {
 			return fmt.Errorf("store: record attempt: %w", err)
 		}
-		if err := s.logAttempt(ctx, tx, tenantID, a); err != nil {
+		if err := s.logAttempt(ctx, tx, tenantID, attempt, a); err != nil {
 			return err
 		}
 		if a.DisableWebhook {

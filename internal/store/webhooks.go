@@ -171,16 +171,12 @@ type AttemptLog struct {
 }
 
 // logAttempt adds the attempt a, recorded in tx, to its delivery's log and drops
-// entries older than the last AttemptLogSize. It numbers the entry with the
-// delivery's attempt count, which tx has just raised, so concurrent recorders of
+// entries older than the last AttemptLogSize. It numbers the entry n, the
+// delivery's attempt count as tx has just raised it, so concurrent recorders of
 // one delivery cannot share a number.
-func (s *Store) logAttempt(ctx context.Context, tx *sql.Tx, tenantID string, a DeliveryAttempt) error {
+func (s *Store) logAttempt(ctx context.Context, tx *sql.Tx, tenantID string, n int, a DeliveryAttempt) error {
 	if a.Sent == nil {
 		return nil
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, s.Rebind(`SELECT attempt FROM webhook_deliveries WHERE id = ?`), a.DeliveryID).Scan(&n); err != nil {
-		return fmt.Errorf("store: log attempt: %w", err)
 	}
 	code := sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}
 	x := a.Sent
