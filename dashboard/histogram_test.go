@@ -24,3 +24,26 @@ func TestHistogramSVG(t *testing.T) {
 		}
 	}
 }
+
+// TestHistogramSVGLabelsUnitBins: bins one unit wide centred on integers (narrow int64
+// and bool columns) are labelled with their values, false and true for a bool column.
+func TestHistogramSVGLabelsUnitBins(t *testing.T) {
+	for _, tc := range []struct {
+		h      *api.Histogram
+		dtype  string
+		labels []string
+	}{
+		{&api.Histogram{Low: -0.5, High: 1.5, Counts: []int{3, 5}}, "bool", []string{">false<", ">true<"}},
+		{&api.Histogram{Low: 2.5, High: 5.5, Counts: []int{1, 4, 2}}, "int64", []string{">3<", ">4<", ">5<"}},
+	} {
+		svg, err := histogramSVG(tc.h, tc.dtype)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.h, err)
+		}
+		for _, l := range tc.labels {
+			if !strings.Contains(string(svg), l) {
+				t.Errorf("%s histogram %+v has no label %s", tc.dtype, tc.h, l)
+			}
+		}
+	}
+}
