@@ -50,26 +50,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
-	"github.com/discolab/disco/apiserver"
 	"github.com/discolab/disco/apiserver/claims"
-	"github.com/discolab/disco/controllers"
-	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
-	"github.com/discolab/disco/internal/index"
-	"github.com/discolab/disco/internal/ledger"
-	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/test/bench/internal/benchenv"
 )
 
 type config struct {
@@ -140,138 +128,19 @@ type stack struct {
 }
 
 func run(ctx context.Context, cfg config) error {
-	ctrl.SetLogger(logr.Discard())
-	repo, err := filepath.Abs(cfg.repo)
+	e, err := benchenv.Start(ctx, cfg.repo, cfg.speedup, logf)
 	if err != nil {
 		return err
 	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		os.Setenv("KUBEBUILDER_ASSETS", filepath.Join(repo, "bin", "k8s"))
-	}
-	tmp, err := os.MkdirTemp("", "disco-bench-api-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
+	defer e.Close()
+	baseURL := e.Options.BaseURL
 
-	logf("starting etcd + kube-apiserver from %s", os.Getenv("KUBEBUILDER_ASSETS"))
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repo, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	rc, err := env.Start()
-	if err != nil {
-		return fmt.Errorf("start envtest (run `make envtest` first): %w", err)
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			logf("stop envtest: %v", err)
-		}
-	}()
-	rc.QPS, rc.Burst = -1, 0 // no client-side throttling of the bulk writes or the informers
-
-	scheme := kruntime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := discov1.AddToScheme(scheme); err != nil {
-		return err
-	}
-
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(tmp, "disco.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	bl, err := blob.Open(ctx, "file://"+filepath.Join(tmp, "blobs"))
-	if err != nil {
-		return err
-	}
-	defer bl.Close()
-	key, err := ledger.LoadOrCreateKey(filepath.Join(tmp, "ledger.key"))
-	if err != nil {
-		return err
-	}
-	led, err := ledger.New(st, key.Signer)
-	if err != nil {
-		return err
-	}
-
-	mgr, err := ctrl.NewManager(rc, ctrl.Options{
-		Scheme:                 scheme,
-		Cache:                  index.CacheOptions(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		return err
-	}
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		return err
-	}
-	// Only the controllers the facade's reads depend on: the tenant's namespace and the
-	// project. The claim controller would patch the status of every bulk-created claim
-	// (100k extra writes and cache events during the setup) without changing the answers.
-	if err := (&controllers.TenantReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("tenant-controller")}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := (&controllers.ProjectReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("project-controller")}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	direct, err := client.New(rc, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
-
-	// The facade's clock: real time, sped up after t0 (see the package comment).
-	t0 := time.Now()
-	speed := cfg.speedup
-	now := func() time.Time { return t0.Add(time.Duration(float64(time.Since(t0)) * speed)) }
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	baseURL := "http://" + ln.Addr().String() + "/v1"
-	opts := apiserver.Options{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Store: st, Ledger: led, Blob: bl,
-		Logger: logr.Discard(), BaseURL: baseURL, Now: now, Informers: mgr.GetCache(),
-	}
-	srv, err := apiserver.New(opts)
-	if err != nil {
-		return err
-	}
-	mgrCtx, stopMgr := context.WithCancel(ctx)
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	defer func() { stopMgr(); <-mgrDone }() //nolint:errcheck // the manager only stops here; its run error was read by the caller
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return errors.New("caches did not sync")
-	}
-
-	tenantID := ids.New(ids.Tenant)
-	if err := direct.Create(ctx, &discov1.Tenant{
-		ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(tenantID)},
-		Spec:       discov1.TenantSpec{DisplayName: "bench", Tier: discov1.TenantTierEnterprise},
-	}); err != nil {
-		return fmt.Errorf("create tenant: %w", err)
-	}
-	ns, err := waitNamespace(ctx, direct, tenantID)
-	if err != nil {
-		return err
-	}
-	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID, "")
-	if err != nil {
-		return err
-	}
-
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = httpSrv.Serve(ln) }()
+	httpSrv := &http.Server{Handler: e.Server.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = httpSrv.Serve(e.Listener) }()
 	defer httpSrv.Close()
 
 	s := &stack{
-		direct: direct, baseURL: baseURL, apiKey: apiKey, tenantID: tenantID, namespace: ns,
+		direct: e.Direct, baseURL: baseURL, apiKey: e.APIKey, tenantID: e.TenantID, namespace: e.Namespace,
 		campaign: ids.New(ids.Campaign), runID: ids.New(ids.Run),
 		hc: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 			MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute, DisableCompression: true,
@@ -287,7 +156,7 @@ func run(ctx context.Context, cfg config) error {
 	if _, err := s.total(ctx); err != nil { // also starts the claim informer before the bulk writes
 		return err
 	}
-	logf("facade at %s, tenant %s (namespace %s), project %s", baseURL, tenantID, ns, s.projectID)
+	logf("facade at %s, tenant %s (namespace %s), project %s", baseURL, e.TenantID, e.Namespace, s.projectID)
 
 	bare, bareURL, err := startBare()
 	if err != nil {
@@ -356,21 +225,6 @@ func run(ctx context.Context, cfg config) error {
 		logf("wrote %s", cfg.out)
 	}
 	return nil
-}
-
-func waitNamespace(ctx context.Context, c client.Client, tenantID string) (string, error) {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		t := &discov1.Tenant{}
-		if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(tenantID)}, t); err == nil && t.Status.Namespace != "" {
-			nsObj := &corev1.Namespace{}
-			if err := c.Get(ctx, client.ObjectKey{Name: t.Status.Namespace}, nsObj); err == nil {
-				return t.Status.Namespace, nil
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return "", errors.New("the tenant's namespace was not created within a minute")
 }
 
 // do sends an authenticated request to the facade and decodes a JSON answer into out.

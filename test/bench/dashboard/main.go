@@ -57,25 +57,15 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/apiserver"
-	"github.com/discolab/disco/controllers"
 	"github.com/discolab/disco/dashboard"
-	"github.com/discolab/disco/internal/blob"
 	"github.com/discolab/disco/internal/ids"
-	"github.com/discolab/disco/internal/index"
-	"github.com/discolab/disco/internal/ledger"
-	"github.com/discolab/disco/internal/store"
+	"github.com/discolab/disco/test/bench/internal/benchenv"
 	"github.com/discolab/disco/test/live"
 )
 
@@ -173,121 +163,22 @@ type stack struct {
 }
 
 func serverTimes(ctx context.Context, cfg config) (map[string]any, error) {
-	ctrl.SetLogger(logr.Discard())
-	repo, err := filepath.Abs(cfg.repo)
+	e, err := benchenv.Start(ctx, cfg.repo, cfg.speedup, logf)
 	if err != nil {
 		return nil, err
 	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		os.Setenv("KUBEBUILDER_ASSETS", filepath.Join(repo, "bin", "k8s"))
-	}
-	tmp, err := os.MkdirTemp("", "disco-bench-dashboard-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-
-	logf("starting etcd + kube-apiserver from %s", os.Getenv("KUBEBUILDER_ASSETS"))
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(repo, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	rc, err := env.Start()
-	if err != nil {
-		return nil, fmt.Errorf("start envtest (run `make envtest` first): %w", err)
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			logf("stop envtest: %v", err)
-		}
-	}()
-	rc.QPS, rc.Burst = -1, 0 // no client-side throttling of the bulk writes or the informers
-	scheme := kruntime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := discov1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(tmp, "disco.db"))
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	bl, err := blob.Open(ctx, "file://"+filepath.Join(tmp, "blobs"))
-	if err != nil {
-		return nil, err
-	}
-	defer bl.Close()
-	key, err := ledger.LoadOrCreateKey(filepath.Join(tmp, "ledger.key"))
-	if err != nil {
-		return nil, err
-	}
-	led, err := ledger.New(st, key.Signer)
-	if err != nil {
-		return nil, err
-	}
-	mgr, err := ctrl.NewManager(rc, ctrl.Options{Scheme: scheme, Cache: index.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
-	if err != nil {
-		return nil, err
-	}
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		return nil, err
-	}
-	// Only the controllers the pages' reads depend on (the tenant's namespace, the
-	// project): the claim controller would patch every bulk-written claim's status.
-	if err := (&controllers.TenantReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("tenant-controller")}).SetupWithManager(mgr); err != nil {
-		return nil, err
-	}
-	if err := (&controllers.ProjectReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("project-controller")}).SetupWithManager(mgr); err != nil {
-		return nil, err
-	}
-	direct, err := client.New(rc, client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
-
-	t0 := time.Now()
-	now := func() time.Time { return t0.Add(time.Duration(float64(time.Since(t0)) * cfg.speedup)) }
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	origin := "http://" + ln.Addr().String()
-	opts := apiserver.Options{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: st, Ledger: led, Blob: bl,
-		Logger: logr.Discard(), BaseURL: origin + "/v1", Now: now, Informers: mgr.GetCache()}
-	srv, err := apiserver.New(opts)
-	if err != nil {
-		return nil, err
-	}
-	mgrCtx, stopMgr := context.WithCancel(ctx)
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	defer func() { stopMgr(); <-mgrDone }() //nolint:errcheck // the manager only stops here
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return nil, errors.New("caches did not sync")
-	}
-	tenantID := ids.New(ids.Tenant)
-	if err := direct.Create(ctx, &discov1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ids.ToName(tenantID)},
-		Spec: discov1.TenantSpec{DisplayName: "bench", Tier: discov1.TenantTierEnterprise}}); err != nil {
-		return nil, fmt.Errorf("create tenant: %w", err)
-	}
-	ns, err := waitNamespace(ctx, direct, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	apiKey, err := apiserver.Bootstrap(ctx, opts, tenantID, "")
-	if err != nil {
-		return nil, err
-	}
-	user, password, created, err := apiserver.BootstrapUser(ctx, st, tenantID)
+	defer e.Close()
+	opts, origin, tenantID := e.Options, e.Origin, e.TenantID
+	user, password, created, err := apiserver.BootstrapUser(ctx, e.Store, tenantID)
 	if err == nil && !created { // there is an admin user already, whose password is not known here
-		if err = st.DeleteUser(ctx, user); err == nil {
-			user, password, _, err = apiserver.BootstrapUser(ctx, st, tenantID)
+		if err = e.Store.DeleteUser(ctx, user); err == nil {
+			user, password, _, err = apiserver.BootstrapUser(ctx, e.Store, tenantID)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	api := srv.Handler()
+	api := e.Server.Handler()
 	var clientOnce sync.Once
 	var clientID string
 	var clientErr error
@@ -311,11 +202,11 @@ func serverTimes(ctx context.Context, cfg config) (map[string]any, error) {
 		}
 		api.ServeHTTP(w, r)
 	})}
-	go func() { _ = httpSrv.Serve(ln) }()
+	go func() { _ = httpSrv.Serve(e.Listener) }()
 	defer httpSrv.Close()
 
 	jar, _ := cookiejar.New(nil)
-	s := &stack{direct: direct, origin: origin, apiKey: apiKey, tenantID: tenantID, namespace: ns, dash: dash,
+	s := &stack{direct: e.Direct, origin: origin, apiKey: e.APIKey, tenantID: tenantID, namespace: e.Namespace, dash: dash,
 		hc: &http.Client{Jar: jar, Timeout: time.Minute}}
 	if err := signIn(ctx, s.hc, origin, user, password); err != nil {
 		return nil, err
@@ -380,20 +271,6 @@ func signIn(ctx context.Context, hc *http.Client, origin, user, password string)
 		return fmt.Errorf("sign-in ended at %s with %d", resp.Request.URL, resp.StatusCode)
 	}
 	return nil
-}
-
-func waitNamespace(ctx context.Context, c client.Client, tenantID string) (string, error) {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		t := &discov1.Tenant{}
-		if err := c.Get(ctx, client.ObjectKey{Name: ids.ToName(tenantID)}, t); err == nil && t.Status.Namespace != "" {
-			if err := c.Get(ctx, client.ObjectKey{Name: t.Status.Namespace}, &corev1.Namespace{}); err == nil {
-				return t.Status.Namespace, nil
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return "", errors.New("the tenant's namespace was not created within a minute")
 }
 
 // rest calls the REST API with the admin key.
