@@ -73,8 +73,9 @@ func createdOrIdentified() predicate.Predicate {
 	}
 }
 
-// datasetFetched passes, besides what createdOrIdentified passes, the update that records
-// a dataset's fetched source (status.source): runs waiting with DatasetNotFetched go on.
+// datasetFetched passes the update that records a dataset's fetched source
+// (status.source), so that runs waiting with DatasetNotFetched go on; the run controller
+// ORs it with createdOrIdentified, which passes creations and id label changes.
 func datasetFetched() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
