@@ -56,6 +56,8 @@ func TestSamplesOnTheCluster(t *testing.T) {
 	}
 	// The facade finds the human-named run by its id with the key the samples' Tenant
 	// declared; the admin key, another tenant's, sees 404, as across tenants.
+	// The key is issued by its own controller: wait for its Secret as test/e2e does.
+	e.kubectlOn(t, "-n", "physics-lab", "wait", "--for=create", "secret/disco-api-key-pipeline", "--timeout=2m")
 	raw := e.kubectlOn(t, "-n", "physics-lab", "get", "secret", "disco-api-key-pipeline", "-o", "jsonpath={.data.DISCO_API_KEY}")
 	key, err := base64.StdEncoding.DecodeString(raw)
 	if err != nil || len(key) == 0 {
