@@ -60,6 +60,16 @@ type DatasetSpec struct {
 	// +kubebuilder:validation:MaxItems=4096
 	// +optional
 	Variables []string `json:"variables,omitempty"`
+	// Units are the SI units of columns by name, e.g. {F: "kg*m/s^2", t: s}: kg m s A K mol
+	// cd, N J W Pa C V Hz ohm T F Wb H S, rad sr, powers ^2 ^-1 ^(1/2); "1" is dimensionless;
+	// no prefixes (km). A run uses them as its units: constraint unless it gives its own,
+	// which wins. Profiling fails the dataset if one names a missing column. Names: 1-256
+	// chars without , or =; units: at most 64 chars (issue 18).
+	// +kubebuilder:validation:MaxProperties=4096
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 256 && !k.contains(',') && !k.contains('='))",message="units: every column name is 1 to 256 characters without ',' or '='"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 64)",message="units: every unit is at most 64 characters, e.g. kg*m/s^2"
+	// +optional
+	Units map[string]string `json:"units,omitempty"`
 	// CreatedBy is the user or API key that uploaded the file.
 	// +kubebuilder:validation:MaxLength=128
 	// +optional
