@@ -2,8 +2,11 @@
 # Engine benchmark (make bench-engine). See test/bench/README.md.
 #
 # Environment:
-#   BENCH_N            Feynman equations, spread over the table (0 = all 50; default 0)
+#   BENCH_SET          Feynman table: 100 (the whole AI Feynman database) or 50 (its first
+#                      half, the table before issue 18); default 100
+#   BENCH_N            Feynman equations, spread over the table (0 = all; default 0)
 #   BENCH_EQUATIONS    comma-separated equation names instead of BENCH_N
+#   BENCH_NOISE        noise levels, fractions of RMS(y) (default 0,0.01,0.1)
 #   BENCH_TIME_LIMIT   seconds per equation and noise level, for ours and each peer (default 60)
 #   BENCH_PEER_TIME_LIMIT  seconds per case for each peer instead (default BENCH_TIME_LIMIT), or
 #                      "match": each case gets the wall time the engine took on it; the
@@ -15,7 +18,9 @@
 #   BENCH_VENV         Python venv for the peers (default ~/.cache/disco/benchvenv)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+SET=${BENCH_SET:-100}
 N=${BENCH_N:-0}
+NOISE=${BENCH_NOISE:-0,0.01,0.1}
 EQS=${BENCH_EQUATIONS:-}
 T=${BENCH_TIME_LIMIT:-60}
 TP=${BENCH_PEER_TIME_LIMIT:-$T}
@@ -49,7 +54,7 @@ fi
 
 BIN="$OUT/enginebench"
 go build -o "$BIN" ./test/bench/cmd/enginebench || exit 1
-GENARGS=(-out "$CASES" -n "$N")
+GENARGS=(-out "$CASES" -set "$SET" -n "$N" -noise "$NOISE")
 [ -n "$EQS" ] && GENARGS+=(-equations "$EQS")
 "$BIN" gen "${GENARGS[@]}" || exit 1
 

@@ -1,7 +1,7 @@
 // Command enginebench generates the engine benchmark's reference cases and
 // runs disco's engine on them (see test/bench/README.md).
 //
-//	enginebench gen -out DIR [-n 20]
+//	enginebench gen -out DIR [-set 50|100] [-n 20] [-noise 0,0.01,0.1]
 //	enginebench run -cases DIR -out ours.json [-time-limit 20s] [-pc pc.json] [-parts ...] [-units]
 //
 // gen writes the CSV files and DIR/manifest.json that the Python peers read;
@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,8 +35,41 @@ import (
 	"github.com/discolab/disco/test/bench"
 )
 
-// Noise levels of the Feynman cases, as fractions of RMS(y).
-var noiseLevels = []float64{0, 0.01}
+// defaultNoise is gen's default list of noise levels of the Feynman cases,
+// as fractions of RMS(y): SRBench's noise levels (La Cava et al. 2021,
+// "Contemporary Symbolic Regression Methods and their Relative
+// Performance": σ = level·RMS(y)).
+const defaultNoise = "0,0.01,0.1"
+
+// parseNoise reads a comma-separated list of noise levels in [0, 1).
+func parseNoise(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || v < 0 || v >= 1 || math.IsNaN(v) {
+			return nil, fmt.Errorf("noise level %q: want a number in [0, 1)", f)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// caseNoise lists a case's noise levels (the keys of Files) in ascending
+// order.
+func caseNoise(c feynmanCase) []string {
+	keys := make([]string, 0, len(c.Files))
+	for k := range c.Files {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		x, _ := strconv.ParseFloat(a, 64)
+		y, _ := strconv.ParseFloat(b, 64)
+		return cmp.Compare(x, y)
+	})
+	return keys
+}
 
 type feynmanCase struct {
 	Name   string            `json:"name"`
@@ -42,7 +77,7 @@ type feynmanCase struct {
 	Tier   string            `json:"tier"`
 	Vars   []string          `json:"vars"`
 	Ranges [][2]float64      `json:"ranges"`
-	Files  map[string]string `json:"files"` // noise level ("0", "0.01") -> CSV path relative to the manifest
+	Files  map[string]string `json:"files"` // noise level ("0", "0.01", "0.1") -> CSV path relative to the manifest
 }
 
 type semCase struct {
@@ -62,6 +97,7 @@ type sachsCase struct {
 
 type manifest struct {
 	Rows    int           `json:"rows"`
+	Set     string        `json:"set,omitempty"` // the Feynman table: "50" or "100" (bench.FeynmanSet)
 	Alpha   float64       `json:"alpha"`
 	Feynman []feynmanCase `json:"feynman"`
 	SEM     []semCase     `json:"sem"`
@@ -107,23 +143,22 @@ func readManifest(dir string) (manifest, error) {
 	return m, json.Unmarshal(body, &m)
 }
 
-// pickEquations returns n equations spread evenly over the table (all when
-// n <= 0 or n >= the table size), or those named in only.
-func pickEquations(n int, only string) []bench.Equation {
+// pickEquations returns n equations of the table all spread evenly over it
+// (all when n <= 0 or n >= the table size), or those of all named in only.
+func pickEquations(all []bench.Equation, n int, only string) []bench.Equation {
 	if only != "" {
 		want := map[string]bool{}
 		for _, s := range strings.Split(only, ",") {
 			want[strings.TrimSpace(s)] = true
 		}
 		var out []bench.Equation
-		for _, e := range bench.Feynman {
+		for _, e := range all {
 			if want[e.Name] {
 				out = append(out, e)
 			}
 		}
 		return out
 	}
-	all := bench.Feynman
 	if n <= 0 || n >= len(all) {
 		return all
 	}
@@ -137,7 +172,9 @@ func pickEquations(n int, only string) []bench.Equation {
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	out := fs.String("out", "", "output directory (required)")
+	set := fs.String("set", "100", "Feynman table: 50 (the first half, the benchmark's table until issue 18) or 100 (the whole AI Feynman database)")
 	n := fs.Int("n", 0, "number of Feynman equations, spread over the table (0: all)")
+	noise := fs.String("noise", defaultNoise, "comma-separated noise levels of the Feynman cases, as fractions of RMS(y)")
 	only := fs.String("equations", "", "comma-separated equation names instead of -n")
 	semSeeds := fs.Int("sem-seeds", 2, "random graphs per SEM size and noise kind")
 	sachs := fs.String("sachs", "/work/shared/data/sachs-2005-continuous.tsv", "Sachs TSV")
@@ -145,8 +182,16 @@ func gen(args []string) error {
 	if *out == "" {
 		return fmt.Errorf("gen: -out is required")
 	}
-	m := manifest{Rows: bench.Rows, Alpha: 0.05}
-	for _, eq := range pickEquations(*n, *only) {
+	table, ok := bench.FeynmanSet(*set)
+	if !ok {
+		return fmt.Errorf("gen: -set must be 50 or 100, not %q", *set)
+	}
+	noiseLevels, err := parseNoise(*noise)
+	if err != nil {
+		return fmt.Errorf("gen: -noise: %w", err)
+	}
+	m := manifest{Rows: bench.Rows, Alpha: 0.05, Set: *set}
+	for _, eq := range pickEquations(table, *n, *only) {
 		c := feynmanCase{Name: eq.Name, Expr: eq.Expr, Tier: eq.Tier, Files: map[string]string{}}
 		for _, v := range eq.Vars {
 			c.Vars = append(c.Vars, v.Name)
@@ -333,8 +378,7 @@ func run(args []string) error {
 
 	if want["feynman"] {
 		for _, c := range m.Feynman {
-			for _, nl := range noiseLevels {
-				key := fmt.Sprint(nl)
+			for _, key := range caseNoise(c) {
 				path := filepath.Join(*casesDir, c.Files[key])
 				var constraints []string
 				if *withUnits {

@@ -172,8 +172,7 @@ func splits(args []string) error {
 		if !ok {
 			return fmt.Errorf("splits: no equation %s", c.Name)
 		}
-		for _, nl := range noiseLevels {
-			key := fmt.Sprint(nl)
+		for _, key := range caseNoise(c) {
 			r, err := splitsOf(filepath.Join(*casesDir, c.Files[key]), eq, *seed)
 			if err != nil {
 				return fmt.Errorf("splits: %s noise %s: %w", c.Name, key, err)
@@ -232,7 +231,7 @@ func inputsOf(eq bench.Equation, f *data.Frame) ([][]float64, error) {
 }
 
 func equationNamed(name string) (bench.Equation, bool) {
-	for _, eq := range bench.Feynman {
+	for _, eq := range bench.FeynmanAll {
 		if eq.Name == name {
 			return eq, true
 		}
