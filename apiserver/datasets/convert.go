@@ -10,20 +10,21 @@ import (
 )
 
 type Dataset struct {
-	ID           string    `json:"id" example:"ds_abcdefghijklmnopqrstuvwxyz"`
-	ProjectID    string    `json:"project_id"`
-	Name         string    `json:"name"`
-	Format       string    `json:"format" enum:"parquet,csv"`
-	Status       string    `json:"status" enum:"profiling,ready,failed"`
-	SizeBytes    int64     `json:"size_bytes"`
-	SHA256       string    `json:"sha256" doc:"Hex SHA-256 of the uploaded file."`
-	Rows         int64     `json:"rows" doc:"Row count; 0 until profiled."`
-	Columns      int32     `json:"columns" doc:"Column count; 0 until profiled."`
-	Variables    []string  `json:"variables"`
-	CreatedAt    time.Time `json:"created_at"`
-	CreatedBy    string    `json:"created_by"`
-	ProfileReady bool      `json:"profile_ready"`
-	Message      string    `json:"message,omitempty" doc:"Why profiling failed."`
+	ID           string            `json:"id" example:"ds_abcdefghijklmnopqrstuvwxyz"`
+	ProjectID    string            `json:"project_id"`
+	Name         string            `json:"name"`
+	Format       string            `json:"format" enum:"parquet,csv"`
+	Status       string            `json:"status" enum:"profiling,ready,failed"`
+	SizeBytes    int64             `json:"size_bytes"`
+	SHA256       string            `json:"sha256" doc:"Hex SHA-256 of the uploaded file."`
+	Rows         int64             `json:"rows" doc:"Row count; 0 until profiled."`
+	Columns      int32             `json:"columns" doc:"Column count; 0 until profiled."`
+	Variables    []string          `json:"variables"`
+	Units        map[string]string `json:"units,omitempty" doc:"SI units of columns, by column name, as declared at upload (e.g. {\"F\": \"kg*m/s^2\"}); absent when none were declared. Runs on the dataset use them as a units: constraint unless they give their own."`
+	CreatedAt    time.Time         `json:"created_at"`
+	CreatedBy    string            `json:"created_by"`
+	ProfileReady bool              `json:"profile_ready"`
+	Message      string            `json:"message,omitempty" doc:"Why profiling failed."`
 }
 
 // Phase is the dataset's phase, profiling until the controller has set one.
@@ -53,6 +54,7 @@ func Of(d *discov1.Dataset) Dataset {
 		Rows:         d.Status.Rows,
 		Columns:      d.Status.Columns,
 		Variables:    vars,
+		Units:        d.Spec.Units,
 		CreatedAt:    resource.UTC(d.CreationTimestamp),
 		CreatedBy:    d.Spec.CreatedBy,
 		ProfileReady: phase == discov1.DatasetReady && d.Status.ProfileKey != "",
@@ -110,6 +112,8 @@ type datasetMetadata struct {
 	Name      string   `json:"name" required:"true" minLength:"1" maxLength:"200"`
 	Format    string   `json:"format" required:"true"`
 	Variables []string `json:"variables,omitempty" maxItems:"4096"`
+	// Units are checked by internal/datasetunits; the schema states the bounds.
+	Units map[string]string `json:"units,omitempty" maxProperties:"4096" doc:"SI units of columns, by column name: a product of kg m s A K mol cd N J W Pa C V Hz ohm T F Wb H S rad sr with * / and ^ powers, e.g. {\"F\": \"kg*m/s^2\", \"t\": \"s\", \"E\": \"J/(mol*K)\"}; \"1\" is dimensionless; no prefixes (km). Every column must be in the file. Names of 1 to 256 bytes without , or =; units of at most 64 bytes."`
 }
 
 type datasetOutput struct {

@@ -43,7 +43,10 @@ func Register(api huma.API, d Deps) {
 		OperationID: "uploadDataset", Method: http.MethodPost, Path: "",
 		Summary: "Upload a dataset", Tags: []string{"Datasets"}, DefaultStatus: http.StatusCreated,
 		Description: "multipart/form-data with a binary part `file` and a JSON text part `metadata` " +
-			"({name, format, variables}). Formats: parquet, csv. The file is streamed to storage; the " +
+			"({name, format, variables, units}). Formats: parquet, csv. units (optional) maps column names to SI unit " +
+			"strings such as kg*m/s^2; a unit that does not parse, or one for a column the file lacks, is refused (400 " +
+			"validation_error naming the column), and runs on the dataset use the units as a units: constraint unless " +
+			"they give their own. The file is streamed to storage; the " +
 			"dataset starts in status profiling and becomes ready when profiling ends. A file with more than " +
 			"4096 columns is refused (422 dataset_too_wide, details.columns and details.limit). An archived " +
 			"project accepts no uploads (409 conflict, details.status archived).",

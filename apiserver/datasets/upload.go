@@ -29,6 +29,7 @@ import (
 	"github.com/discolab/disco/apiserver/transport"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/datasetunits"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/scratch"
 )
@@ -199,6 +200,18 @@ func (s *handlers) uploadDataset(ctx context.Context, in *resource.ProjectPath) 
 			"the file has %d columns, more than the limit of %d; split it into files of at most %d columns", n, data.MaxColumns, data.MaxColumns).
 			With("columns", n).With("limit", data.MaxColumns)
 	}
+	// Every declared unit must name a column of the file. The header is read only when
+	// units are declared; a header that cannot be read is left to profiling, which also
+	// fails a dataset whose units name a column it lacks.
+	if len(meta.Units) > 0 {
+		if names, err := data.Header(spool, size, meta.Format); err == nil {
+			if msg := datasetunits.MissingMessage(meta.Units, names); msg != "" {
+				return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the metadata part is invalid: %s", msg).
+					With("fields", []apierror.Field{{Field: "body.metadata.units", Message: msg}}).
+					With("missing_columns", datasetunits.Missing(meta.Units, names))
+			}
+		}
+	}
 	stored = true // from here on a failure deletes whatever reached the store
 	if _, _, err := s.Blob.PutStream(ctx, key, io.NewSectionReader(spool, 0, size), limit); err != nil {
 		return nil, apierror.Internal(err)
@@ -217,6 +230,7 @@ func (s *handlers) uploadDataset(ctx context.Context, in *resource.ProjectPath) 
 			SizeBytes:   size,
 			SHA256:      sum,
 			Variables:   meta.Variables,
+			Units:       meta.Units,
 			CreatedBy:   p.Actor,
 		},
 	}
@@ -311,8 +325,21 @@ func parseMetadata(part io.Reader) (*datasetMetadata, *apierror.Error) {
 	if len(m.Variables) > 4096 {
 		fields = append(fields, apierror.Field{Field: "body.metadata.variables", Message: "at most 4096 variables"})
 	}
+	// Units are parsed here, at the edge, by the grammar the engine uses (issue 18 item 2).
+	unitProblems := datasetunits.Check(m.Units)
+	for _, p := range unitProblems {
+		field := "body.metadata.units"
+		if p.Column != "" {
+			field += "." + p.Column
+		}
+		fields = append(fields, apierror.Field{Field: field, Message: p.Message})
+	}
 	if len(fields) > 0 {
-		return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "the metadata part is invalid").With("fields", fields)
+		msg := "the metadata part is invalid"
+		if len(unitProblems) > 0 {
+			msg += ": " + datasetunits.Message(unitProblems)
+		}
+		return nil, apierror.New(http.StatusBadRequest, apierror.CodeValidation, "%s", msg).With("fields", fields)
 	}
 	m.Format = strings.ToLower(m.Format)
 	return &m, nil

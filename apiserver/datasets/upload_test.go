@@ -25,6 +25,10 @@ func TestParseMetadata(t *testing.T) {
 		{`{"name":7,"format":"csv"}`, apierror.CodeValidation, "body.metadata.name"},
 		{`{"name":`, apierror.CodeMalformedRequest, ""},
 		{`{"name":"` + strings.Repeat("a", 256<<10) + `"}`, apierror.CodeValidation, "body.metadata"},
+		{`{"name":"a","format":"csv","units":{"F":"kg*m/s^"}}`, apierror.CodeValidation, "body.metadata.units.F"},
+		{`{"name":"a","format":"csv","units":{"a,b":"m"}}`, apierror.CodeValidation, "body.metadata.units.a,b"},
+		{`{"name":"a","format":"csv","units":"m"}`, apierror.CodeValidation, "body.metadata.units"},
+		{`{"name":"a","format":"csv","units":{"x":2}}`, apierror.CodeValidation, "body.metadata.units"},
 	} {
 		_, err := parseMetadata(strings.NewReader(c.body))
 		if err == nil || err.Body.Code != c.code {
@@ -37,6 +41,23 @@ func TestParseMetadata(t *testing.T) {
 		fields, _ := err.Body.Details["fields"].([]apierror.Field)
 		if len(fields) == 0 || fields[0].Field != c.field {
 			t.Errorf("%.40s: details %v, want field %s", c.body, err.Body.Details, c.field)
+		}
+	}
+}
+
+// A unit is parsed at the edge: the message names the column and shows the syntax.
+func TestParseMetadataUnits(t *testing.T) {
+	m, err := parseMetadata(strings.NewReader(`{"name":"a","format":"csv","units":{"F":"kg*m/s^2","t":"s"}}`))
+	if err != nil || m.Units["F"] != "kg*m/s^2" || m.Units["t"] != "s" {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	_, err = parseMetadata(strings.NewReader(`{"name":"a","format":"csv","units":{"F":"kg*m/s^","t":"s"}}`))
+	if err == nil || err.Body.Status != 400 {
+		t.Fatalf("a bad unit gave %v, want 400", err)
+	}
+	for _, want := range []string{`column "F"`, `"kg*m/s^"`, "kg*m/s^2"} {
+		if !strings.Contains(err.Body.Message, want) {
+			t.Errorf("message %q lacks %q", err.Body.Message, want)
 		}
 	}
 }
