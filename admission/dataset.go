@@ -7,10 +7,12 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/internal/datasetunits"
 )
 
 // DatasetPath is the path of the Dataset source webhook.
@@ -18,8 +20,8 @@ const DatasetPath = "/validate-discovery-disco-dev-v1alpha1-dataset"
 
 // +kubebuilder:webhook:path=/validate-discovery-disco-dev-v1alpha1-dataset,mutating=false,failurePolicy=fail,sideEffects=None,groups=discovery.disco.dev,resources=datasets,verbs=create,versions=v1alpha1,name=vdataset.discovery.disco.dev,admissionReviewVersions=v1
 
-// DatasetSourceValidator lets a user create a Dataset whose spec.source names a ConfigMap
-// or a Secret only when RBAC lets that user get it. The manager reads the source with its
+// DatasetSourceValidator lets a user create a Dataset whose spec.source names a ConfigMap,
+// a Secret or a PersistentVolumeClaim only when RBAC lets that user get it. The manager reads the source with its
 // own rights, so without this check a user who may create Datasets could have it read, and
 // profile into the dataset's columns, a ConfigMap they may not read, or use credentials they
 // may not see (the confused deputy; cert-manager checks a CertificateRequest's issuer
@@ -38,6 +40,13 @@ func (v *DatasetSourceValidator) Handle(ctx context.Context, req admission.Reque
 	if err := v.Decoder.DecodeRaw(req.Object, ds); err != nil {
 		return undecodable()
 	}
+	// spec.units are parsed with engine/units' grammar, as the REST facade parses them;
+	// the CRD bounds their sizes (issue 18 item 2).
+	if msg := datasetunits.Message(datasetunits.Check(ds.Spec.Units)); msg != "" {
+		r := admission.Denied("spec.units: " + msg)
+		r.Result.Code, r.Result.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+		return r
+	}
 	src := ds.Spec.Source
 	if src == nil {
 		return admission.Allowed("")
@@ -48,6 +57,9 @@ func (v *DatasetSourceValidator) Handle(ctx context.Context, req admission.Reque
 	}
 	if src.SecretRef != nil {
 		refs = append(refs, struct{ resource, name string }{"secrets", src.SecretRef.Name})
+	}
+	if src.PersistentVolumeClaim != nil {
+		refs = append(refs, struct{ resource, name string }{"persistentvolumeclaims", src.PersistentVolumeClaim.ClaimName})
 	}
 	for _, ref := range refs {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{

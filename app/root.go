@@ -19,7 +19,7 @@ func NewRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	engine := enginecli.NewCommand()
-	engine.AddCommand(newEngineRunCommand())
+	engine.AddCommand(newEngineRunCommand(), newEngineFetchCommand())
 	root.AddCommand(newDevCommand(), newManagerCommand(), newAPIServerCommand(), engine, newMCPCommand(), newUsersCommand(), newLedgerCommand(), newBootstrapCommand())
 	return root
 }

@@ -25,7 +25,9 @@ func setupRuns(ctx context.Context, mgr ctrl.Manager, b *backends, scratch strin
 // must already be registered.
 func setupControllers(ctx context.Context, mgr ctrl.Manager, b *backends, scratch string, sources datasource.Opener, executor runexec.RunExecutor, allowLoopback bool) error {
 	events := webhook.NewPublisher(b.store, nil)
+	fetcher, _ := executor.(controllers.ClaimFetcher) // the Job executor; disco dev's runs no pods
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
+		Fetcher:     fetcher,
 		Profiler:    &controllers.BlobProfiler{Blob: b.blob, ScratchDir: scratch, Sources: sources},
 		SkipIndexes: true,
 		Executor:    executor,

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -81,6 +82,9 @@ type DatasetReconciler struct {
 	// Blob is the store the profiler writes to; a deleted dataset's fetched source and
 	// profile are deleted from it. nil leaves them.
 	Blob *blob.Bucket
+	// Fetcher copies files from PersistentVolumeClaims with a Job; nil refuses such
+	// sources (disco dev runs no pods).
+	Fetcher ClaimFetcher
 
 	queue *profileQueue
 }
@@ -203,6 +207,11 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	job := r.profiles().lookup(req.NamespacedName, ds.UID)
 	switch {
 	case job == nil:
+		if fromClaim(ds) && ds.Status.Source == nil {
+			if done, res, err := r.fetchFromClaim(ctx, ds, tenantID); !done || err != nil {
+				return res, err
+			}
+		}
 		keys := DatasetKeys{
 			Profile: blob.DatasetProfileKey(tenantID, ds.Namespace, ds.Name, string(ds.UID)),
 			Source:  blob.DatasetSourceKey(tenantID, ds.Namespace, ds.Name, string(ds.UID)),
@@ -283,6 +292,7 @@ func datasetOwnKeys(ctx context.Context, c client.Client, ds *discov1.Dataset) [
 	uid := string(ds.UID)
 	if tenant := tenancy.TenantOf(ctx, c, ds.Namespace); tenant != nil {
 		return []string{blob.DatasetSourceKey(tenant.ID(), ds.Namespace, ds.Name, uid),
+			blob.DatasetSourceErrorKey(tenant.ID(), ds.Namespace, ds.Name, uid),
 			blob.DatasetProfileKey(tenant.ID(), ds.Namespace, ds.Name, uid)}
 	}
 	var keys []string
@@ -375,5 +385,7 @@ func (r *DatasetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			func() client.ObjectList { return &discov1.DatasetList{} },
 			func(o client.Object) string { return o.(*discov1.Dataset).ProjectID() })), builder.WithPredicates(createdOrIdentified())).
 		WatchesRawSource(source.Channel(q.finished, &handler.EnqueueRequestForObject{})).
+		// A fetch Job's end moves its dataset on (dataset_claim.go).
+		Owns(&batchv1.Job{}, builder.WithPredicates(jobEnded())).
 		Complete(r)
 }

@@ -42,7 +42,13 @@ func (p *BlobProfiler) importSource(ctx context.Context, ds *discov1.Dataset, ke
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the source did not arrive within %s", timeout))
 	defer cancel()
-	fetched, err := p.copySource(ctx, ds, key)
+	var fetched *discov1.FetchedSource
+	var err error
+	if fromClaim(ds) {
+		fetched, err = p.storedClaimFile(ctx, ds, key) // the fetch Job copied it (dataset_claim.go)
+	} else {
+		fetched, err = p.copySource(ctx, ds, key)
+	}
 	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
 		return nil, &SourceUnavailableError{Err: cause}
 	}
@@ -73,6 +79,14 @@ func (p *BlobProfiler) copySource(ctx context.Context, ds *discov1.Dataset, key 
 			Message: fmt.Sprintf("the source file is larger than %d bytes, the largest dataset this installation fetches", limit)}
 	case err != nil:
 		return nil, &SourceUnavailableError{Err: fmt.Errorf("copying the source: %w", err)}
+	}
+	return p.checkPins(ds, key, size, sum)
+}
+
+// checkPins is status.source for a file of size bytes and SHA-256 sum stored at key, or a
+// failure when the manifest pins another size or hash.
+func (p *BlobProfiler) checkPins(ds *discov1.Dataset, key string, size int64, sum string) (*discov1.FetchedSource, error) {
+	switch {
 	case ds.Spec.SizeBytes > 0 && size != ds.Spec.SizeBytes:
 		return nil, &ProfileError{Reason: discov1.ReasonSizeMismatch,
 			Message: fmt.Sprintf("the source file has %d bytes, not spec.sizeBytes (%d)", size, ds.Spec.SizeBytes)}

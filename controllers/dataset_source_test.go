@@ -156,8 +156,9 @@ var _ = Describe("Dataset sources", func() {
 			want string
 		}{
 			{discov1.DatasetSource{}, "exactly one of url, configMapRef and persistentVolumeClaim"},
-			{discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "data", Path: "x.csv"}},
-				"persistentVolumeClaim sources are not implemented: this version of disco cannot read a file from a claim"},
+			{discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "data", Path: "runs/../../other/x.csv"}},
+				"path may not contain .. segments"},
+			{discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "Data_1", Path: "x.csv"}}, "claimName"},
 			{discov1.DatasetSource{URL: "https://bucket.example/x.csv"}, "url must be s3://bucket/key, gs://bucket/key, azblob://container/key or file:///path"},
 			{discov1.DatasetSource{ConfigMapRef: &discov1.ConfigMapKeyRef{Name: "a", Key: "b"}, SecretRef: &discov1.ObjectRef{Name: "s"}}, "a configMapRef needs none"},
 		} {
@@ -193,6 +194,11 @@ var _ = Describe("Dataset sources", func() {
 		err = editor.Create(ctx, withAzure)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("spec.source names secrets az-keys"))
+		withClaim := source(t, ns, "peek-pvc", "unused")
+		withClaim.Spec.Source = &discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "payroll", Path: "x.csv"}}
+		err = editor.Create(ctx, withClaim)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("spec.source names persistentvolumeclaims payroll"))
 
 		// Given read access to the ConfigMap, the same author may make the dataset from it.
 		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-private", Namespace: ns},

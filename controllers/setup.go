@@ -37,6 +37,9 @@ type Options struct {
 	Ledger       *ledger.Ledger
 	Events       EventPublisher
 	RunTimeLimit time.Duration
+	// Fetcher copies dataset files from PersistentVolumeClaims (the Job executor); nil
+	// refuses such sources.
+	Fetcher ClaimFetcher
 	// APIKeys is the store the keys of Tenants' spec.apiKeys are issued into; nil leaves
 	// spec.apiKeys unserved.
 	APIKeys APIKeyStore
@@ -81,7 +84,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		&ClaimReconciler{Client: c, Recorder: rec("claim-controller"), Ledger: opts.Ledger},
 		&ClaimPromotionReconciler{Client: c, Reader: mgr.GetAPIReader(), Recorder: rec("claimpromotion-controller"),
 			Ledger: opts.Ledger, Events: opts.Events, Clock: opts.Clock},
-		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock, Blob: opts.Blob,
+		&DatasetReconciler{Client: c, Recorder: rec("dataset-controller"), Profiler: opts.Profiler, OnProfiled: opts.OnProfiled, Clock: opts.Clock, Blob: opts.Blob, Fetcher: opts.Fetcher,
 			MaxConcurrentReconciles: workers.Datasets},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -106,7 +106,7 @@ var _ = BeforeSuite(func() {
 	testJobs = &runexec.JobExecutor{Client: mgr.GetClient(), Image: "disco:test", BlobURL: "file:///blobs", TimeLimit: time.Minute}
 	testExecution = &runexec.Execution{Client: mgr.GetClient(), Blob: testBlob, ScratchDir: scratch, TimeLimit: 20 * time.Second}
 	Expect(Setup(ctx, mgr, Options{Clock: testClock, Profiler: &fakeProfiler{},
-		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Blob: testBlob, Ledger: testLedger, Events: testEvents, APIKeys: testStore})).To(Succeed())
+		Executor: &gatedExecutor{LocalExecutor: local, jobs: testJobs}, Fetcher: testJobs, Blob: testBlob, Ledger: testLedger, Events: testEvents, APIKeys: testStore})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

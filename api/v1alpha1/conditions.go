@@ -160,6 +160,9 @@ const (
 	// ReasonSourceUnavailable (Ready=False): the dataset's spec.source could not be read
 	// (yet); it is tried again.
 	ReasonSourceUnavailable = "SourceUnavailable"
+	// ReasonFetching (Ready=False): the fetch Job of a dataset whose source is on a
+	// PersistentVolumeClaim is copying the file.
+	ReasonFetching = "Fetching"
 	// ReasonSourceRefused: the source can never be read as written (a path outside the
 	// allowed root, an endpoint the admin does not allow, a file too large).
 	ReasonSourceRefused = "SourceRefused"

@@ -11,7 +11,6 @@ import (
 // its SHA-256. spec.sizeBytes and spec.sha256, when given, pin the content: a file of
 // another size or hash fails the dataset.
 // +kubebuilder:validation:XValidation:rule="[has(self.url), has(self.configMapRef), has(self.persistentVolumeClaim)].filter(x, x).size() == 1",message="give exactly one of url, configMapRef and persistentVolumeClaim"
-// +kubebuilder:validation:XValidation:rule="!has(self.persistentVolumeClaim)",message="persistentVolumeClaim sources are not implemented: this version of disco cannot read a file from a claim; put the file in an object store (url: s3://, gs://, azblob://) or, up to 1 MiB, in a ConfigMap (configMapRef)"
 // +kubebuilder:validation:XValidation:rule="!has(self.secretRef) || has(self.url)",message="secretRef holds the object store's credentials for url; a configMapRef needs none"
 // +kubebuilder:validation:XValidation:rule="!has(self.url) || ['s3://', 'gs://', 'azblob://', 'file:///'].exists(p, self.url.startsWith(p))",message="url must be s3://bucket/key, gs://bucket/key, azblob://container/key or file:///path"
 type DatasetSource struct {
@@ -34,8 +33,10 @@ type DatasetSource struct {
 	// table (data or binaryData; a ConfigMap holds at most 1 MiB).
 	// +optional
 	ConfigMapRef *ConfigMapKeyRef `json:"configMapRef,omitempty"`
-	// PersistentVolumeClaim names a file on a claim in the dataset's namespace. Not
-	// implemented: the API server refuses every Dataset that sets it.
+	// PersistentVolumeClaim names a file on a claim in the dataset's namespace. A Job in the
+	// namespace mounts the claim read-only and copies the file into the tenant's blob store
+	// (the Ready condition says Fetching meanwhile); an installation that runs no pods
+	// (disco dev) refuses it.
 	// +optional
 	PersistentVolumeClaim *PVCFileRef `json:"persistentVolumeClaim,omitempty"`
 }
@@ -56,13 +57,16 @@ type ConfigMapKeyRef struct {
 
 // PVCFileRef names a file on a PersistentVolumeClaim in the referrer's namespace.
 type PVCFileRef struct {
-	// ClaimName is the PersistentVolumeClaim's metadata.name.
+	// ClaimName is the PersistentVolumeClaim's metadata.name, in the dataset's namespace.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ClaimName string `json:"claimName"`
-	// Path is the file's path on the volume.
+	// Path is the file's path on the volume, such as runs/2024/sachs.csv (a leading / is
+	// the volume's root). It may not leave the volume, by .. or by a symbolic link.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..')",message="path may not contain .. segments: it names a file on the claim"
 	Path string `json:"path"`
 }
 

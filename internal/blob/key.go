@@ -149,6 +149,13 @@ func DatasetSourceKey(tenantID, namespace, datasetName, datasetUID string) strin
 	return DatasetPrefix(tenantID, namespace) + "sources/" + datasetName + "/" + datasetUID + "/data"
 }
 
+// DatasetSourceErrorKey is where the fetch Job of a dataset whose source is on a
+// PersistentVolumeClaim writes why it could not copy the file (a JSON record), beside the
+// file's own key: the Job's pod has no access to the Kubernetes API.
+func DatasetSourceErrorKey(tenantID, namespace, datasetName, datasetUID string) string {
+	return DatasetPrefix(tenantID, namespace) + "sources/" + datasetName + "/" + datasetUID + "/error.json"
+}
+
 // UnderDatasetPrefix reports whether key is a valid key under the tenant namespace's
 // dataset prefix.
 func UnderDatasetPrefix(tenantID, namespace, key string) bool {

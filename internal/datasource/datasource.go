@@ -20,7 +20,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"syscall"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -126,28 +125,19 @@ func (o Opener) file(namespace string, u *url.URL) (io.ReadCloser, error) {
 	if !ok || name == "" {
 		return nil, refused("source.url %s is not a file under %s/, the directory of namespace %s under the dataset source root", u.Redacted(), dir, namespace)
 	}
-	root, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("the directory for namespace %s under the dataset source root does not exist (yet)", namespace)
-	} else if err != nil {
-		return nil, err
 	}
-	defer root.Close()
-	// O_NONBLOCK: opening a FIFO (or a device) for reading would otherwise wait for a
-	// writer, holding a profiling worker for ever; it is refused below as not regular. On a
-	// regular file the flag changes nothing (open(2)).
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := OpenRegularFile(dir, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("the file %s does not exist (yet) in namespace %s's directory of the dataset source root", name, namespace)
-	case err != nil && strings.Contains(err.Error(), "escapes from parent"):
+	case errors.Is(err, ErrOutside):
 		return nil, refused("the file %s lies outside namespace %s's directory of the dataset source root", name, namespace)
+	case errors.Is(err, ErrNotRegular):
+		return nil, refused("the source %s is not a regular file", name)
 	case err != nil:
 		return nil, fmt.Errorf("opening the source file %s: %w", name, err)
-	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		_ = f.Close() // read-only: nothing to lose
-		return nil, refused("the source %s is not a regular file", name)
 	}
 	return f, nil
 }
