@@ -17,6 +17,14 @@ offset or ratio") is decided per found expression f against the truth t:
      it, sqrt(c^2/(c^2 - v^2)) and 1/sqrt(1 - v^2/c^2) differ (for v > c, by a
      branch of the square root), though they agree wherever the truth is
      real. That second verdict ("sympy_domain") decides when it is reached.
+     When sympy (on the domain or not) says "not equal", the test is run
+     once more with the found expression's constants recognised instead of
+     rounded: each float within 0.5 % (relative) of a simple number
+     (p/q, q <= 12, times a power of pi or a square root of 2, pi or 2*pi)
+     becomes that number (snap_constant). So 3/(-0.333333*n*alpha + 1) - 2
+     and pi^2 written as 9.8696 are exact, and a constant a few per cent
+     off is not. Its verdict ("sympy_snapped") can only turn a miss into a
+     hit; the report lists every verdict it turned.
   2. numeric: 2,000 fresh points drawn from the ranges widened by 50 % upwards
      (out of the training range; points where the truth is undefined are
      dropped; the training ranges are used if fewer than 200 remain);
@@ -77,6 +85,57 @@ def round_floats(e, digits=3):
     return e.xreplace({f: sp.Float(float(f"{float(f):.{digits}g}")) for f in e.atoms(sp.Float)})
 
 
+# Constant recognition (issue 18, "the checker's known blind spot"): a float
+# constant x is replaced by a simple number (p/q)*B within SNAP_RTOL of it,
+# q = 1..SNAP_MAX_DEN, B one of the bases below. Of the candidates within
+# SNAP_RTOL, those at most 10 times as far from x as the closest one are
+# kept, and of these the simplest wins (least |p| + q + the base's weight),
+# so 0.398942 is 1/sqrt(2*pi), not 2/5, and 2.5 is 5/2, not sqrt(2*pi).
+# SNAP_RTOL is the worst relative error of the 3-significant-digit rounding
+# the strict test applies (0.0005 on a mantissa of at least 0.1): a
+# constant is recognised when its 3-digit rounding could be the simple
+# number. The bases are powers of pi (k = -2..2) and the square roots of 2,
+# pi and 2*pi and their reciprocals: the constants of the AI Feynman
+# database (Udrescu & Tegmark 2020).
+SNAP_RTOL = 5e-3
+SNAP_MAX_DEN = 12
+
+
+def _snap_bases():
+    pi = sp.pi
+    return [(sp.Integer(1), 0), (pi, 1), (1 / pi, 1), (pi**2, 2), (1 / pi**2, 2), (sp.sqrt(2), 2),
+            (sp.sqrt(pi), 2), (1 / sp.sqrt(pi), 2), (sp.sqrt(2 * pi), 3), (1 / sp.sqrt(2 * pi), 3)]
+
+
+def snap_constant(x, rtol=SNAP_RTOL, max_den=SNAP_MAX_DEN):
+    """The simple number (p/q)*B that stands for x, or None (see above)."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return None
+    cands = []
+    for b, weight in _snap_bases():
+        bv = float(b)
+        for q in range(1, max_den + 1):
+            p = round(x * q / bv)
+            err = abs(p * bv / q - x) / abs(x)
+            if p != 0 and err <= rtol and math.gcd(p, q) == 1:
+                cands.append((abs(p) + q + weight, err, sp.Rational(p, q) * b))
+    if not cands:
+        return None
+    closest = min(c[1] for c in cands)
+    return min((c for c in cands if c[1] <= max(10 * closest, 1e-9)), key=lambda c: (c[0], c[1]))[2]
+
+
+def snap_floats(e):
+    """e with every float constant recognised by snap_constant replaced by
+    its exact value; the others are rounded as by round_floats."""
+    out = {}
+    for f in e.atoms(sp.Float):
+        r = snap_constant(f)
+        out[f] = r if r is not None else sp.Float(float(f"{float(f):.3g}"))
+    return e.xreplace(out)
+
+
 def domain_substitution(names, ranges):
     """Variables whose sampling ranges never overlap are ordered on the whole
     domain: a > b. sympy cannot be told a > b, but it can be told a = b + d
@@ -98,16 +157,19 @@ def domain_substitution(names, ranges):
     return {sp.Symbol(a, positive=True): e for a, e in subs.items()}, new
 
 
-def sympy_verdict(found, truth, names, budget=10, ranges=None):
+def sympy_verdict(found, truth, names, budget=10, ranges=None, snap=False):
     """True/False, or None when undecided (timeout, parse error). With
     ranges, the verdict holds on the sampling domain: ordered variables are
-    rewritten as in domain_substitution (None when there are none)."""
+    rewritten as in domain_substitution (None when there are none). With
+    snap, the found expression's constants are recognised (snap_floats)
+    instead of only rounded."""
     if not HAVE_SYMPY:
         return None
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(budget)
     try:
-        f = round_floats(sym_parse(found, names))
+        f = sym_parse(found, names)
+        f = snap_floats(f) if snap else round_floats(f)
         t = sym_parse(truth, names)
         xs = [sp.Symbol(n, positive=True) for n in names]
         if ranges is not None:
@@ -168,16 +230,31 @@ def numeric_verdict(found, case, pts):
 
 
 def check(found, case, pts):
+    """The exact-recovery verdicts of one found expression. "exact" is the
+    sympy verdict (on the domain when that test decided), turned to True
+    when sympy says "not equal" but the same test with the found constants
+    recognised (snap_floats; on the domain too when needed) says "equal";
+    the numeric verdict when sympy decided nothing."""
     if not found:
-        return {"exact": False, "sympy": None, "sympy_domain": None, "numeric": False, "r2_fresh": 0.0}
+        return {"exact": False, "sympy": None, "sympy_domain": None, "sympy_snapped": None,
+                "numeric": False, "r2_fresh": 0.0}
     num, r2 = numeric_verdict(found, case, pts)
     sym = sympy_verdict(found, case["expr"], case["vars"])
     dom = None
     if sym is False:
         dom = sympy_verdict(found, case["expr"], case["vars"], ranges=case["ranges"])
     decided = dom if dom is not None else sym
+    snapped = None
+    if decided is False:
+        snapped = sympy_verdict(found, case["expr"], case["vars"], snap=True)
+        if snapped is False:
+            on_domain = sympy_verdict(found, case["expr"], case["vars"], ranges=case["ranges"], snap=True)
+            if on_domain is not None:
+                snapped = on_domain
+        if snapped:
+            decided = True
     return {"exact": decided if decided is not None else num, "sympy": sym, "sympy_domain": dom,
-            "numeric": num, "r2_fresh": r2}
+            "sympy_snapped": snapped, "numeric": num, "r2_fresh": r2}
 
 
 def table_selfcheck(m, cases_dir):
@@ -276,6 +353,11 @@ def main():
                          for s in scored if s["sympy"] is False and s.get("sympy_domain"))
         p(f"Equal on the sampling domain only (ordered ranges, see report.py): {len(flipped)} "
           f"({', '.join(flipped) or 'none'}); without that test the rates above would be lower by these.")
+        snapped = sorted("%s %s %g%%" % (s["method"], s["name"], float(s["noise"]) * 100)
+                         for s in scored if s.get("sympy_snapped"))
+        p(f"Equal once the found constants are recognised (p/q times a power of pi or a square root, "
+          f"within {SNAP_RTOL:g} relative; see report.py): {len(snapped)} ({', '.join(snapped) or 'none'}); "
+          f"without that step the rates above would be lower by these.")
         p("")
         p("| equation | tier | " + " | ".join(f"{mm} {float(nz)*100:g}%" for nz in noises for mm in methods) + " |")
         p("|---|---|" + "---|" * (len(noises) * len(methods)))

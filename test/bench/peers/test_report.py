@@ -27,5 +27,60 @@ class TestTruthTable(unittest.TestCase):
             self.assertEqual(report.table_selfcheck(m, d), [])
 
 
+II_11_28 = {"name": "II.11.28", "expr": "1+n*alpha/(1-(n*alpha/3))", "vars": ["n", "alpha"],
+            "ranges": [[0, 1], [0, 1]]}
+II_24_17 = {"name": "II.24.17", "expr": "sqrt(omega^2/c^2-pi^2/d^2)", "vars": ["omega", "c", "d"],
+            "ranges": [[4, 6], [1, 2], [2, 4]]}
+
+
+def verdict(found, case):
+    return report.check(found, case, report.fresh_points(case))
+
+
+class TestConstantRecognition(unittest.TestCase):
+    """Issue 18: a correct law whose constants round badly is exact; a law
+    whose constant is a few per cent off is not."""
+
+    def test_snap_constant(self):
+        sp = report.sp
+        self.assertEqual(report.snap_constant(-0.333333), sp.Rational(-1, 3))
+        self.assertEqual(report.snap_constant(9.8696), sp.pi**2)
+        self.assertEqual(report.snap_constant(0.398942), 1 / sp.sqrt(2 * sp.pi))
+        self.assertEqual(report.snap_constant(2.5), sp.Rational(5, 2))
+        self.assertNotEqual(report.snap_constant(0.34), sp.Rational(1, 3))
+        self.assertNotEqual(report.snap_constant(9.5), sp.pi**2)
+
+    def test_issue_example_is_exact(self):
+        v = verdict("3/(-0.333333*n*alpha + 1) - 2", II_11_28)
+        self.assertFalse(v["sympy"])  # the strict test alone misses it
+        self.assertTrue(v["sympy_snapped"])
+        self.assertTrue(v["exact"])
+
+    def test_pi_squared_written_out_is_exact(self):
+        v = verdict("sqrt(omega^2/c^2 - 9.8696/d^2)", II_24_17)
+        self.assertTrue(v["exact"])
+        self.assertTrue(v["sympy_snapped"])
+
+    def test_near_misses_still_fail(self):
+        for found, case in (("3/(-0.34*n*alpha + 1) - 2", II_11_28),  # 1/3 off by 2 %
+                            ("3/(-0.3*n*alpha + 1) - 2", II_11_28),
+                            ("sqrt(omega^2/c^2 - 9.5/d^2)", II_24_17),  # pi^2 off by 4 %
+                            ("sqrt(omega^2/c^2 - 9.8696/d)", II_24_17)):  # right constant, wrong power
+            with self.subTest(found=found):
+                v = verdict(found, case)
+                self.assertFalse(v["exact"])
+                self.assertFalse(v["sympy_snapped"])
+
+    def test_truth_form_with_a_rounded_third_is_exact(self):
+        v = verdict("1 + n*alpha/(1 - 0.333333*n*alpha)", II_11_28)
+        self.assertTrue(v["exact"])
+
+    def test_strict_verdict_needs_no_recognition(self):
+        v = verdict("1 + n*alpha/(1 - n*alpha/3)", II_11_28)
+        self.assertTrue(v["sympy"])
+        self.assertIsNone(v["sympy_snapped"])
+        self.assertTrue(v["exact"])
+
+
 if __name__ == "__main__":
     unittest.main()
