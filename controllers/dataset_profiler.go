@@ -18,6 +18,7 @@ import (
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/datasetunits"
 	"github.com/discolab/disco/internal/datasource"
 	"github.com/discolab/disco/internal/scratch"
 )
@@ -98,6 +99,10 @@ func (p *BlobProfiler) Profile(ctx context.Context, ds *discov1.Dataset, keys Da
 	}
 	if err != nil {
 		return ProfileResult{}, err
+	}
+	// Declared units must name columns of the file (issue 18 item 2).
+	if msg := datasetunits.MissingMessage(ds.Spec.Units, profile.Names()); msg != "" {
+		return ProfileResult{}, &ProfileError{Message: "spec.units: " + msg}
 	}
 	body, err := json.Marshal(profile)
 	if err != nil {

@@ -32,3 +32,12 @@ func Header(r io.ReaderAt, size int64, format string) ([]string, error) {
 	}
 	return headerNames(record)
 }
+
+// Names returns the profiled column names, in file order.
+func (p Profile) Names() []string {
+	names := make([]string, len(p.Columns))
+	for j, c := range p.Columns {
+		names[j] = c.Name
+	}
+	return names
+}
