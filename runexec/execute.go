@@ -168,7 +168,7 @@ func (e *Execution) discover(ctx context.Context, run *discov1.Run) (*engine.Res
 	if err != nil {
 		return nil, fmt.Errorf("load dataset %s: %w", run.DatasetID(), err)
 	}
-	spec := runspec.Engine(run.Spec, e.timeLimit())
+	spec := runspec.ForDataset(run.Spec, ds, e.timeLimit())
 	if err := spec.Validate(frame); err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@
 package runspec
 
 import (
+	"slices"
 	"time"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/engine"
+	"github.com/discolab/disco/internal/datasetunits"
 )
 
 // DefaultTimeLimit bounds a run that names none. The executor runs the engine under it,
@@ -38,6 +40,18 @@ func Engine(rs discov1.RunSpec, timeLimit time.Duration) engine.Spec {
 	}
 	if g.EvidenceThreshold != nil {
 		spec.EvidenceThreshold = *g.EvidenceThreshold
+	}
+	return spec
+}
+
+// ForDataset is Engine for a run on ds. The units ds declares (spec.units) are used as if
+// the run gave them as a units: constraint, unless it gives its own units: constraint,
+// which wins whole: the two are not merged (issue 18 item 2).
+func ForDataset(rs discov1.RunSpec, ds *discov1.Dataset, timeLimit time.Duration) engine.Spec {
+	spec := Engine(rs, timeLimit)
+	if c := datasetunits.Constraint(ds.Spec.Units); c != "" && !datasetunits.HasConstraint(rs.Parameters.Constraints) {
+		// A new slice: the run's own constraints are never written through.
+		spec.Parameters.Constraints = append(slices.Clone(rs.Parameters.Constraints), c)
 	}
 	return spec
 }
