@@ -1,0 +1,534 @@
+package symbolic
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Structure moves: separability and variable substitution (AI Feynman:
+// Udrescu & Tegmark 2020, Sci. Adv. 6:eaay2631, "Symmetry" and
+// "Separability"; AI Feynman 2.0, NeurIPS 2020, for the log form of
+// multiplicative separability).
+//
+// When the cheap seeding passes leave the data unexplained, the search
+// fits a smooth surrogate S of the data (smoother.go) and asks it two
+// questions whose answers make the problem smaller:
+//
+//   - Separability: is y = f(A) + g(B), or y = f(A)·g(B), for a split of the
+//     inputs into disjoint sets A and B? For a pair of rows r, s and the
+//     crossed points (a_r, b_s), (a_s, b_r) the mixed difference
+//     D = S(a_r, b_r) − S(a_r, b_s) − S(a_s, b_r) + S(a_s, b_s) vanishes for
+//     every pair exactly when S is additively separable in A and B; on
+//     log|S| it vanishes when S is multiplicatively separable. The split
+//     holds when
+//
+//     RMS(D)/RMS(ΔS) ≤ separableTolerance + √(Σ var D_noise / Σ ΔS²),
+//
+//     where ΔS = S(a_r, b_r) − S(a_s, b_s) is the change between the two
+//     rows, so the ratio is the interaction's share of the change, and the
+//     second term allows for the surrogate's own error σ (smoother.sigma) at
+//     the four points (var D_noise = 4σ², or σ²·Σ 1/S² on log|S|, where
+//     pairs are weighted by the inverse of that variance), which grows with
+//     noise in y. Pure noise gives no split because the surrogate must
+//     first explain the data (smootherMinR2).
+//   - Symmetry: does y depend on two inputs x_i, x_j only through
+//     x_i − x_j, x_i + x_j, x_i·x_j or x_i/x_j? Then moving both along the
+//     level set of that combination (x_i + δ, x_j + δ for the difference,
+//     x_i·κ, x_j·κ for the ratio, and so on) leaves S unchanged, while
+//     moving either alone does not. The symmetry holds when the RMS change
+//     of S under the joint move is at most symmetryTolerance of the smaller
+//     RMS change under the single moves, with the same allowance √2·σ for
+//     the surrogate's error.
+//
+// A split is searched as two smaller problems: the part on A is fitted to
+// y − S(ā, b) (additive) or y/S(ā, b) (multiplicative), which is f(A) up to
+// a constant, with the other inputs B at their means ā, b̄ in S and the
+// data's own y elsewhere, so that the surrogate's error enters as noise in
+// the other inputs and not as a smooth bias; the same for B. The parts'
+// fronts are joined by + or × into seeds of the main search. A symmetry is
+// searched as one problem with u = x_i ∘ x_j in place of x_i and x_j, and
+// its models are written back with u replaced by x_i ∘ x_j, in the inputs'
+// own columns. The searches on the parts are full Fit calls, so a part may
+// split or substitute again. As every seeding pass, the moves only add
+// seeds: the main search scores them on the original data, and a wrong
+// decomposition costs a seed, not the law.
+
+const (
+	// separableTolerance is the interaction share below which a split
+	// holds; symmetryTolerance the same for a joint move.
+	separableTolerance = 0.05
+	symmetryTolerance  = 0.05
+	// maxStructureVars bounds the inputs for which the moves run: the
+	// splits tested grow as 2^(d−1).
+	maxStructureVars = 8
+	// structureProbes is the number of probe rows (and row pairs).
+	structureProbes = 200
+	// minProbePoints is the fewest probe rows a symmetry test needs inside
+	// the data range after the move.
+	minProbePoints = 20
+	// structureGenerations bounds the generations of each part's search.
+	structureGenerations = 200
+	// partModels is how many models of each part's front (the chosen one
+	// and the most accurate others) are joined into seeds.
+	partModels = 3
+	// symmetryStep is the joint move, in standard deviations of the
+	// smaller-spread input (of log|x| for products and ratios).
+	symmetryStep = 0.25
+)
+
+// structureSeeds runs the structure moves and returns their seeds, or nil
+// when they do not apply: fewer than two or more than maxStructureVars
+// inputs, a seed that already fits y exactly or as well as the surrogate
+// does, a surrogate that does not describe the data, or no split and no
+// symmetry. budget bounds the searches on the smaller problems (0: no
+// limit, the generation budget bounds them).
+func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree, budget time.Duration) []tree {
+	d := len(p.g.vars)
+	if d < 2 || d > maxStructureVars || p.timeUp() {
+		return nil
+	}
+	ev := newEvaluator(p.cols, len(p.y))
+	best := math.Inf(1)
+	for _, t := range seeds {
+		best = math.Min(best, evaluate(ev, p.y, t).loss)
+	}
+	if best <= exactNMSE*p.varY {
+		return nil
+	}
+	s := fitSmoother(p.cols, p.g.vars, p.y)
+	if !s.usable() || best <= s.looMSE || p.timeUp() {
+		return nil
+	}
+	pr := newProbe(s, p.cols, len(p.y))
+	if sp, ok := pr.bestSplit(); ok {
+		return splitSeeds(ctx, p, opts, s, sp, budget)
+	}
+	if sb, ok := pr.bestSymmetry(); ok {
+		return symmetrySeeds(ctx, p, opts, sb, budget)
+	}
+	return nil
+}
+
+// probe holds the rows the structure tests evaluate the surrogate at.
+type probe struct {
+	s       *smoother
+	pts     [][]float64 // probe points, in s.vars order
+	partner []int       // each point's pair for the mixed differences
+	f       []float64   // S at the points
+}
+
+func newProbe(s *smoother, cols [][]float64, n int) *probe {
+	m := min(n, structureProbes)
+	pr := &probe{s: s, pts: make([][]float64, m), f: make([]float64, m)}
+	for k := range pr.pts {
+		i := k * n / m
+		pr.pts[k] = make([]float64, len(s.vars))
+		for q, j := range s.vars {
+			pr.pts[k][q] = cols[j][i]
+		}
+		pr.f[k] = s.at(pr.pts[k])
+	}
+	// A fixed derangement, so that rows sorted by an input still pair
+	// rows far apart.
+	rng := rand.New(rand.NewPCG(0x5EB, 0xA7E))
+	pr.partner = rng.Perm(m)
+	for k, o := range pr.partner {
+		if o == k {
+			pr.partner[k] = (k + 1) % m
+		}
+	}
+	return pr
+}
+
+// split is a partition of the surrogate's inputs: bit q of mask set puts
+// s.vars[q] in A.
+type split struct {
+	mask    uint64
+	product bool
+	excess  float64 // interaction share minus the noise allowance
+}
+
+// crossed returns x with the inputs outside mask taken from o.
+func crossed(x, o []float64, mask uint64) []float64 {
+	out := slices.Clone(x)
+	for q := range out {
+		if mask&(1<<q) == 0 {
+			out[q] = o[q]
+		}
+	}
+	return out
+}
+
+// splitExcess returns the interaction share of split mask minus its noise
+// allowance (see the rule above), on S or, with logs, on log|S|; false when
+// log|S| is undefined at more than a quarter of the pairs (S changes sign
+// or vanishes at one of their points; such pairs are left out, as noise
+// near a zero of a one-signed law makes them). On log|S| each pair is
+// weighted by the inverse of its noise variance, Σ σ²/S² over its four
+// points, so pairs near a zero of S, where the log is mostly noise, count
+// little.
+func (pr *probe) splitExcess(mask uint64, logs bool) (float64, bool) {
+	sign := math.Signbit(stat.Mean(pr.f, nil))
+	var dd, bb, noise float64
+	skipped := 0
+	for k, x := range pr.pts {
+		o := pr.partner[k]
+		vals := [4]float64{pr.f[k], pr.s.at(crossed(x, pr.pts[o], mask)), pr.s.at(crossed(pr.pts[o], x, mask)), pr.f[o]}
+		var t [4]float64
+		var nk float64
+		defined := true
+		for c, v := range vals {
+			switch {
+			case !logs:
+				t[c] = v
+				nk++
+			case v == 0 || math.Signbit(v) != sign:
+				defined = false
+			default:
+				t[c] = math.Log(math.Abs(v))
+				nk += 1 / (v * v)
+			}
+		}
+		if !defined {
+			skipped++
+			continue
+		}
+		w := 1.0
+		if logs {
+			w = 1 / nk
+		}
+		noise += w * nk
+		dv := t[0] - t[1] - t[2] + t[3]
+		bv := t[0] - t[3]
+		dd += w * dv * dv
+		bb += w * bv * bv
+	}
+	if !(bb > 0) || 4*skipped > len(pr.pts) {
+		return 0, false
+	}
+	return math.Sqrt(dd/bb) - pr.s.sigma*math.Sqrt(noise/bb), true
+}
+
+// bestSplit returns the split that holds with the smallest larger part
+// (the most reduction), additive before multiplicative, then by excess.
+func (pr *probe) bestSplit() (split, bool) {
+	d := len(pr.s.vars)
+	var best split
+	found := false
+	larger := func(mask uint64) int {
+		a := bits.OnesCount64(mask)
+		return max(a, d-a)
+	}
+	// The last input is always in B, so each partition is tried once.
+	for mask := uint64(1); mask < 1<<(d-1); mask++ {
+		for _, product := range []bool{false, true} {
+			e, ok := pr.splitExcess(mask, product)
+			if !ok || e > separableTolerance {
+				continue
+			}
+			c := split{mask, product, e}
+			if !found || larger(c.mask) < larger(best.mask) ||
+				(larger(c.mask) == larger(best.mask) && (!c.product && best.product ||
+					c.product == best.product && c.excess < best.excess)) {
+				best, found = c, true
+			}
+		}
+	}
+	return best, found
+}
+
+// splitSeeds searches each part of sp on its own and joins the parts'
+// models into seeds.
+func splitSeeds(ctx context.Context, p *problem, opts Options, s *smoother, sp split, budget time.Duration) []tree {
+	n := len(p.y)
+	centre := slices.Clone(s.mean)
+	type part struct {
+		vars   []int // problem columns
+		models []tree
+	}
+	var parts []part
+	for _, inA := range []bool{true, false} {
+		var vars []int
+		mask := sp.mask
+		if !inA {
+			mask = ^sp.mask
+		}
+		for q, j := range s.vars {
+			if mask&(1<<q) != 0 {
+				vars = append(vars, j)
+			}
+		}
+		// z_i = y_i ∘⁻¹ S(x_i with the other part at the centre).
+		z := make([]float64, n)
+		effect := make([]float64, n)
+		x := make([]float64, len(s.vars))
+		for i := range z {
+			for q, j := range s.vars {
+				x[q] = p.cols[j][i]
+			}
+			other := s.at(crossed(centre, x, mask))
+			effect[i] = s.at(crossed(x, centre, mask))
+			if sp.product {
+				z[i] = p.y[i] / other
+			} else {
+				z[i] = p.y[i] - other
+			}
+		}
+		// A part on which S hardly moves is a constant: leave it out.
+		if sd := stdDev(effect); sd <= 3*s.sigma || !finiteValues(z) {
+			continue
+		}
+		parts = append(parts, part{vars: vars})
+		// Each part's model, a + b·f with its scaling, and the join take
+		// three levels and nine nodes beyond the part's own tree.
+		parts[len(parts)-1].models = subSearch(ctx, p, opts, vars, nil, z, budget/2, 3, 9)
+	}
+	var out []tree
+	switch len(parts) {
+	case 1:
+		out = parts[0].models
+	case 2:
+		join := opAdd
+		if sp.product {
+			join = opMul
+		}
+		a, b := parts[0].models, parts[1].models
+		if len(a) == 0 || len(b) == 0 {
+			return nil
+		}
+		add := func(x, y tree) {
+			out = append(out, append(append(x.clone(), y...), opNode(join)))
+		}
+		add(a[0], b[0])
+		for _, x := range a[1:] {
+			add(x, b[0])
+		}
+		for _, y := range b[1:] {
+			add(a[0], y)
+		}
+	}
+	return fitting(p, out)
+}
+
+// symmetry is a pair of the surrogate's inputs (positions in s.vars) on
+// which it depends only through x_i ∘ x_j.
+type symmetry struct {
+	i, j   int
+	op     opcode // opSub, opAdd, opMul or opDiv
+	excess float64
+}
+
+// bestSymmetry returns the symmetry with the smallest excess over its
+// noise allowance that holds, if any.
+func (pr *probe) bestSymmetry() (symmetry, bool) {
+	s := pr.s
+	var best symmetry
+	found := false
+	for i := range s.vars {
+		for j := i + 1; j < len(s.vars); j++ {
+			for _, op := range []opcode{opSub, opAdd, opMul, opDiv} {
+				e, ok := pr.symmetryExcess(i, j, op)
+				if ok && e <= symmetryTolerance && (!found || e < best.excess) {
+					best, found = symmetry{i, j, op, e}, true
+				}
+			}
+		}
+	}
+	return best, found
+}
+
+// symmetryExcess measures how little S changes when x_i and x_j move along
+// a level set of x_i ∘ x_j, against the smaller change when either moves
+// alone, minus the noise allowance; false when the test does not apply
+// (products and ratios of inputs that change sign, too few points whose
+// move stays inside the data range).
+func (pr *probe) symmetryExcess(i, j int, op opcode) (float64, bool) {
+	s := pr.s
+	multiplicative := op == opMul || op == opDiv
+	var step float64
+	if multiplicative {
+		for _, q := range []int{i, j} {
+			if !(s.lo[q] > 0 || s.hi[q] < 0) {
+				return 0, false
+			}
+		}
+		li, lj := make([]float64, len(pr.pts)), make([]float64, len(pr.pts))
+		for k, x := range pr.pts {
+			li[k], lj[k] = math.Log(math.Abs(x[i])), math.Log(math.Abs(x[j]))
+		}
+		step = symmetryStep * math.Min(stdDev(li), stdDev(lj))
+	} else {
+		step = symmetryStep * math.Min(s.std[i], s.std[j])
+	}
+	if !(step > 0) {
+		return 0, false
+	}
+	// move returns x_i, x_j after the joint move in direction dir (±1).
+	move := func(xi, xj, dir float64) (float64, float64) {
+		switch op {
+		case opSub:
+			return xi + dir*step, xj + dir*step
+		case opAdd:
+			return xi + dir*step, xj - dir*step
+		case opMul:
+			k := math.Exp(dir * step)
+			return xi * k, xj / k
+		default:
+			k := math.Exp(dir * step)
+			return xi * k, xj * k
+		}
+	}
+	inside := func(q int, v float64) bool { return v >= s.lo[q] && v <= s.hi[q] }
+	var joint, single [2]float64
+	used := 0
+	for k, x := range pr.pts {
+		var ni, nj float64
+		ok := false
+		for _, dir := range []float64{1, -1} {
+			if ni, nj = move(x[i], x[j], dir); inside(i, ni) && inside(j, nj) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		used++
+		y := slices.Clone(x)
+		y[i], y[j] = ni, nj
+		dj := s.at(y) - pr.f[k]
+		joint[0] += dj * dj
+		y[j] = x[j]
+		di := s.at(y) - pr.f[k]
+		y[i], y[j] = x[i], nj
+		dk := s.at(y) - pr.f[k]
+		single[0] += di * di
+		single[1] += dk * dk
+	}
+	if used < minProbePoints {
+		return 0, false
+	}
+	ref := math.Min(single[0], single[1])
+	if !(ref > 0) {
+		return 0, false
+	}
+	return math.Sqrt(joint[0]/ref) - math.Sqrt2*s.sigma*math.Sqrt(float64(used)/ref), true
+}
+
+// symmetrySeeds searches y on the inputs with u = x_i ∘ x_j in place of
+// x_i and x_j, and writes its models back in the inputs.
+func symmetrySeeds(ctx context.Context, p *problem, opts Options, sb symmetry, budget time.Duration) []tree {
+	b := newTermBuilder(p.g)
+	if !b.has[sb.op] {
+		return nil
+	}
+	xi, xj := p.g.vars[sb.i], p.g.vars[sb.j]
+	var vars []int
+	for _, v := range p.g.vars {
+		if v != xi && v != xj {
+			vars = append(vars, v)
+		}
+	}
+	u := make([]float64, len(p.y))
+	for r := range u {
+		u[r] = applyBinary(sb.op, p.cols[xi][r], p.cols[xj][r])
+	}
+	if !finiteValues(u) {
+		return nil
+	}
+	sub := tree{varNode(xi), varNode(xj), opNode(sb.op)}
+	// Writing u back as x_i ∘ x_j takes a level and two nodes.
+	return fitting(p, subSearch(ctx, p, opts, vars, &substituted{col: u, t: sub}, p.y, budget, 1, 2))
+}
+
+// substituted is a new input of a smaller problem: its values and the
+// tree over the problem's inputs it stands for.
+type substituted struct {
+	col []float64
+	t   tree
+}
+
+// subSearch fits z on the problem columns vars (and the substituted input
+// after them, if any) with a short search and returns the chosen model and
+// the front's models more accurate than it, written in the problem's
+// inputs. The search's depth and size limits are the problem's less depth
+// and size, the room that writing its models into a seed takes.
+func subSearch(ctx context.Context, p *problem, opts Options, vars []int, extra *substituted, z []float64, budget time.Duration, depth, size int) []tree {
+	var cols [][]float64
+	var names []string
+	for _, v := range vars {
+		cols = append(cols, p.cols[v])
+		names = append(names, p.names[v])
+	}
+	if extra != nil {
+		cols = append(cols, extra.col)
+		names = append(names, format(toExpr(extra.t), p.names))
+	}
+	sub := Options{
+		Operators: opts.Operators, MaxComplexity: max(5, p.s.maxSize-size), MaxDepth: max(3, p.s.maxDepth-depth),
+		Generations: min(p.s.generations, structureGenerations), Populations: p.s.islands,
+		PopulationSize: p.s.popSize, Seed: opts.Seed, TimeLimit: budget,
+	}
+	res, err := fit(ctx, cols, z, names, sub, true)
+	if err != nil || res == nil || res.Best == nil {
+		return nil
+	}
+	models := []*Model{res.Best}
+	byMSE := slices.Clone(res.Front)
+	slices.SortStableFunc(byMSE, func(a, b *Model) int { return cmpFloat(a.MSE, b.MSE) })
+	for _, m := range byMSE {
+		if len(models) >= partModels {
+			break
+		}
+		if m != res.Best && m.MSE < res.Best.MSE {
+			models = append(models, m)
+		}
+	}
+	var out []tree
+	for _, m := range models {
+		var t tree
+		for _, nd := range m.t {
+			switch {
+			case nd.op != opVar:
+				t = append(t, nd)
+			case int(nd.v) < len(vars):
+				t = append(t, varNode(vars[nd.v]))
+			default:
+				t = append(t, extra.t...)
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// fitting simplifies the seeds and keeps those inside the grammar's limits.
+func fitting(p *problem, seeds []tree) []tree {
+	var out []tree
+	for _, t := range seeds {
+		if t = simplifyTree(t); p.g.fits(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func stdDev(v []float64) float64 {
+	_, sd := stat.PopMeanStdDev(v, nil)
+	return sd
+}
+
+func finiteValues(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

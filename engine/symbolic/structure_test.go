@@ -1,0 +1,176 @@
+package symbolic
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// structureData draws d inputs U(1, 5) and y = f(x) with Gaussian noise of
+// noise·RMS(y).
+func structureData(seed uint64, d int, noise float64, f func(x []float64) float64) ([][]float64, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	X := sample(rng, d, 1000, 1, 5)
+	y := target(X, f)
+	addNoise(rng, y, noise)
+	return X, y
+}
+
+// structureProbe fits the surrogate the structure moves test on.
+func structureProbe(t *testing.T, X [][]float64, y []float64) *probe {
+	t.Helper()
+	p := transformProblem(X, y)
+	s := fitSmoother(p.cols, p.g.vars, p.y)
+	if !s.usable() {
+		t.Fatalf("the surrogate does not describe the data")
+	}
+	return newProbe(s, p.cols, len(p.y))
+}
+
+var (
+	additiveLaw       = func(x []float64) float64 { return x[0]*x[0] + math.Sin(x[1]*x[2]/2) }
+	multiplicativeLaw = func(x []float64) float64 { return x[0] * math.Exp(-x[1]/x[2]) }
+	differenceLaw     = func(x []float64) float64 { return math.Sqrt(x[2]*x[2] + 2*(x[0]-x[1]) + 9) }
+)
+
+// A separable law is split between x1 and (x2, x3), additively or
+// multiplicatively as it is, with and without noise.
+func TestSeparabilityFindsTheSplit(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		f       func(x []float64) float64
+		product bool
+	}{
+		{"x1^2 + sin(x2*x3/2)", additiveLaw, false},
+		{"x1*exp(-x2/x3)", multiplicativeLaw, true},
+	} {
+		for _, noise := range []float64{0, 0.01} {
+			X, y := structureData(1, 3, noise, c.f)
+			sp, ok := structureProbe(t, X, y).bestSplit()
+			if !ok || sp.mask != 1 || sp.product != c.product {
+				t.Errorf("%s at noise %g: split %+v (found %v), want x1 | x2, x3 with product %v", c.name, noise, sp, ok, c.product)
+			}
+		}
+	}
+}
+
+// Laws in which every input interacts with the others are not split.
+func TestSeparabilityRefusesInteractingLaws(t *testing.T) {
+	for name, f := range map[string]func(x []float64) float64{
+		"x1*x2 + x2*x3 + x1*x3":           func(x []float64) float64 { return x[0]*x[1] + x[1]*x[2] + x[0]*x[2] },
+		"x1 + x2 + 2*sqrt(x1*x2)*cos(x3)": func(x []float64) float64 { return x[0] + x[1] + 2*math.Sqrt(x[0]*x[1])*math.Cos(x[2]) },
+		"sqrt(x3^2 + 2*(x1 - x2) + 9)":    differenceLaw,
+	} {
+		for _, noise := range []float64{0, 0.01} {
+			X, y := structureData(2, 3, noise, f)
+			if sp, ok := structureProbe(t, X, y).bestSplit(); ok {
+				t.Errorf("%s at noise %g: split %+v claimed", name, noise, sp)
+			}
+		}
+	}
+}
+
+// A law of x1 − x2 (or x1/x2) and x3 shows that symmetry, and no other.
+func TestSymmetryFindsTheCombination(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func(x []float64) float64
+		op   opcode
+	}{
+		{"sqrt(x3^2 + 2*(x1 - x2) + 9)", differenceLaw, opSub},
+		{"x3/(x3 + (x1/x2)^2)", func(x []float64) float64 { return x[2] / (x[2] + x[0]*x[0]/(x[1]*x[1])) }, opDiv},
+	} {
+		for _, noise := range []float64{0, 0.01} {
+			X, y := structureData(3, 3, noise, c.f)
+			sb, ok := structureProbe(t, X, y).bestSymmetry()
+			if !ok || sb.i != 0 || sb.j != 1 || sb.op != c.op {
+				t.Errorf("%s at noise %g: symmetry %+v (found %v), want x1 %v x2", c.name, noise, sb, ok, c.op)
+			}
+		}
+	}
+}
+
+// Noise has no structure: the surrogate does not explain it, so the moves
+// neither split nor substitute, and give no seed.
+func TestStructureMovesIgnoreNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	X := sample(rng, 3, 1000, 1, 5)
+	y := make([]float64, len(X[0]))
+	for i := range y {
+		y[i] = 2 + rng.NormFloat64()
+	}
+	p := transformProblem(X, y)
+	if s := fitSmoother(p.cols, p.g.vars, y); s.usable() {
+		t.Fatalf("surrogate of pure noise has leave-one-out R² %.3f", s.r2LOO)
+	}
+	if seeds := structureSeeds(context.Background(), p, Options{}, nil, 0); len(seeds) != 0 {
+		t.Fatalf("%d seeds from pure noise, first %s", len(seeds), format(toExpr(seeds[0]), p.names))
+	}
+}
+
+// The moves do not run when a seed already reproduces the data.
+func TestStructureMovesSkipExplainedData(t *testing.T) {
+	X, y := structureData(5, 3, 0, multiplicativeLaw)
+	p := transformProblem(X, y)
+	exact := tree{varNode(0), constNode(0), varNode(1), varNode(2), opNode(opDiv), opNode(opSub), opNode(opExp), opNode(opMul)}
+	if evaluate(newEvaluator(X, len(y)), y, exact).loss > 1e-20 {
+		t.Fatal("the seed is not the law")
+	}
+	if seeds := structureSeeds(context.Background(), p, Options{}, []tree{exact}, 0); seeds != nil {
+		t.Fatalf("%d seeds beside an exact one", len(seeds))
+	}
+}
+
+// bestStructureSeed runs the structure moves on X, y from no prior seeds
+// (so that they run), with searches of 100 generations of 2 islands of 100
+// on the smaller problems, and returns the best seed's MSE after the
+// constant fitting every seed gets, and that seed.
+func bestStructureSeed(t *testing.T, X [][]float64, y []float64) (float64, tree, *problem) {
+	t.Helper()
+	p := transformProblem(X, y)
+	p.s.generations, p.s.islands, p.s.popSize = 100, 2, 100
+	seeds := structureSeeds(context.Background(), p, Options{Seed: 1}, nil, 0)
+	if len(seeds) == 0 {
+		t.Fatal("no structure seeds")
+	}
+	ev := newEvaluator(X, len(y))
+	opt := newConstOptimizer(X, y)
+	best, bestT := math.Inf(1), tree(nil)
+	for _, s := range seeds {
+		ind := evaluate(ev, y, s)
+		opt.optimize(&ind, 50)
+		if ind.loss < best {
+			best, bestT = ind.loss, ind.t
+		}
+	}
+	return best, bestT, p
+}
+
+// A separable law at 1 % noise is split, each part is found on its own,
+// and the joined seed fits as well as the truth.
+func TestSeparableLawIsRecovered(t *testing.T) {
+	for name, f := range map[string]func(x []float64) float64{
+		"x1^2 + sin(x2*x3/2)": additiveLaw,
+		"x1*exp(-x2/x3)":      multiplicativeLaw,
+	} {
+		t.Run(name, func(t *testing.T) {
+			X, y := structureData(6, 3, 0.01, f)
+			loss, s, p := bestStructureSeed(t, X, y)
+			_, _, truthMSE, _ := linearScale(target(X, f), y)
+			if loss > 1.02*truthMSE {
+				t.Fatalf("best seed %s: MSE %.4g, the truth's %.4g", format(toExpr(s), p.names), loss, truthMSE)
+			}
+		})
+	}
+}
+
+// A law of x1 − x2 and x3 is searched with u = x1 − x2 and written back in
+// the inputs: the seed reproduces the noiseless data.
+func TestSubstitutedLawIsRecovered(t *testing.T) {
+	X, y := structureData(7, 3, 0, differenceLaw)
+	loss, s, p := bestStructureSeed(t, X, y)
+	if loss > 1e-12*p.varY {
+		t.Fatalf("best seed %s: MSE %.3g (var y %.3g)", format(toExpr(s), p.names), loss, p.varY)
+	}
+}
