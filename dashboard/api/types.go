@@ -203,6 +203,8 @@ type Dataset struct {
 	CreatedBy    string    `json:"created_by"`
 	ProfileReady bool      `json:"profile_ready"`
 	Message      string    `json:"message"`
+	// Units are the SI units declared at upload, by column name (issue 18 item 2).
+	Units map[string]string `json:"units"`
 }
 
 type Profile struct {
