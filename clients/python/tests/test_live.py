@@ -151,6 +151,18 @@ def test_dataset_upload_from_dataframe_like(c: disco.Client, project: disco.Proj
     assert ready.variables == ["a", "b"]
 
 
+def test_dataset_units(c: disco.Client, project: disco.Project) -> None:
+    csv = b"L,T\n" + b"".join(b"%d,%d\n" % (i, 2 * i) for i in range(1, 21))
+    units = {"L": "m", "T": "s"}
+    ds = c.datasets.upload(project.id, csv, name="with-units", format="csv", units=units)
+    assert ds.units == units
+    assert c.datasets.get(project.id, ds.id).units == units
+    with pytest.raises(disco.BadRequestError) as ei:
+        c.datasets.upload(project.id, csv, name="bad-units", format="csv", units={"L": "m", "T": "kg*m/s^"})
+    assert ei.value.code == "validation_error"
+    assert 'column "T"' in str(ei.value) and "kg*m/s^2" in str(ei.value)
+
+
 def test_dataset_errors(c: disco.Client, project: disco.Project) -> None:
     with pytest.raises(disco.UnprocessableEntityError) as ei:
         c.datasets.upload(project.id, b"a,b\n1,2\n", name="x", format="xlsx")

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 import disco
-from helpers import client, error, sequence
+from helpers import async_client, client, error, sequence
 
 DATASET = {"id": "ds_" + "d" * 26, "name": "pend", "format": "csv", "status": "profiling", "size_bytes": 20, "rows": 0, "variables": [], "profile_ready": False}
 
@@ -135,3 +135,34 @@ def test_dataset_wait(tmp_path: Path) -> None:
     c2, _ = client(lambda r: httpx.Response(200, json=dict(DATASET, status="failed", message="bad csv")))
     with pytest.raises(disco.DiscoError, match="bad csv"):
         c2.datasets.wait("proj_x", DATASET["id"])
+
+
+UNITS = {"F": "kg*m/s^2", "m": "kg", "a": "m/s^2"}
+
+
+def test_upload_sends_units_in_the_metadata() -> None:
+    c, rec = client(lambda r: httpx.Response(201, json={**DATASET, "units": UNITS}))
+    ds = c.datasets.upload("proj_x", b"F,m,a\n2,1,2\n", name="newton", format="csv", units=UNITS)
+    assert json.loads(parts(rec.requests[0])["metadata"][1]) == {"name": "newton", "format": "csv", "units": UNITS}
+    assert ds.units == UNITS
+    c.datasets.upload("proj_x", b"F\n1\n", name="plain", format="csv")
+    assert "units" not in json.loads(parts(rec.requests[1])["metadata"][1])
+    with pytest.raises(TypeError):
+        c.datasets.upload("proj_x", b"F\n1\n", name="x", format="csv", units=[("F", "N")])  # type: ignore[arg-type]
+
+
+def test_bad_unit_raises_the_validation_error() -> None:
+    message = 'the metadata part is invalid: the unit "kg*m/s^" of column "F" does not parse'
+    c, _ = client(lambda r: error(400, "validation_error", message=message))
+    with pytest.raises(disco.BadRequestError) as ei:
+        c.datasets.upload("proj_x", b"F\n1\n", name="x", format="csv", units={"F": "kg*m/s^"})
+    assert ei.value.code == "validation_error"
+
+
+@pytest.mark.anyio
+async def test_async_upload_sends_units() -> None:
+    c, rec = async_client(lambda r: httpx.Response(201, json={**DATASET, "units": UNITS}))
+    ds = await c.datasets.upload("proj_x", b"F,m,a\n2,1,2\n", name="newton", format="csv", units=UNITS)
+    await c.aclose()
+    assert json.loads(parts(rec.requests[0])["metadata"][1])["units"] == UNITS
+    assert ds.units == UNITS

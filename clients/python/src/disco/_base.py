@@ -296,6 +296,7 @@ def prepare_upload(
     name: str | None,
     format: str | None,
     variables: Sequence[str] | None,
+    units: Mapping[str, str] | None = None,
 ) -> PreparedUpload:
     """Turn a path, file object, bytes or DataFrame into the multipart parts.
 
@@ -352,6 +353,10 @@ def prepare_upload(
     meta: dict[str, Any] = {"name": name, "format": format.lower()}
     if variables is not None:
         meta["variables"] = [str(v) for v in variables]
+    if units:
+        if not isinstance(units, Mapping):
+            raise TypeError(f"units= takes a mapping of column name to unit string, not a {type(units).__name__}")
+        meta["units"] = {str(k): str(v) for k, v in units.items()}
     media = "text/csv" if meta["format"] == "csv" else "application/octet-stream"
     boundary = "disco-" + uuid.uuid4().hex
     return PreparedUpload(

@@ -257,6 +257,10 @@ class Dataset(DiscoModel):
     """
     size_bytes: int | None = None
     status: str | None = None
+    units: dict[str, str] | None = None
+    """
+    SI units of columns, by column name, as declared at upload (e.g. {"F": "kg*m/s^2"}); absent when none were declared. Runs on the dataset use them as a units: constraint unless they give their own.
+    """
     variables: list[str] | None = None
 
 
@@ -266,6 +270,10 @@ class DatasetMetadata(DiscoModel):
     )
     format: str | None = None
     name: str | None = None
+    units: dict[str, str] | None = None
+    """
+    SI units of columns, by column name: a product of kg m s A K mol cd N J W Pa C V Hz ohm T F Wb H S rad sr with * / and ^ powers, e.g. {"F": "kg*m/s^2", "t": "s", "E": "J/(mol*K)"}; "1" is dimensionless; no prefixes (km). Every column must be in the file. Names of 1 to 256 bytes without , or =; units of at most 64 bytes.
+    """
     variables: list[str] | None = None
 
 

@@ -279,12 +279,16 @@ class Datasets(_Resource):
         name: str | None = None,
         format: str | None = None,
         variables: Sequence[str] | None = None,
+        units: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> Dataset:
         """Upload a dataset: a path (streamed), a binary file object, bytes, or a pandas
         DataFrame (written to CSV in memory). ``format`` defaults to the file extension
-        (csv, parquet); ``name`` to the file name without extension."""
-        up = prepare_upload(source, name=name, format=format, variables=variables)
+        (csv, parquet); ``name`` to the file name without extension. ``units`` maps column
+        names to SI unit strings such as ``{"F": "kg*m/s^2", "t": "s"}``; runs on the
+        dataset use them as a ``units:`` constraint unless they give their own. A unit that
+        does not parse, or one for a column the file lacks, raises a validation error."""
+        up = prepare_upload(source, name=name, format=format, variables=variables, units=units)
         try:
             data = self._client._request_json(
                 RequestOptions(
