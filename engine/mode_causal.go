@@ -45,8 +45,9 @@ func (m *causalMode) discover(ctx context.Context) error {
 	m.track.advance(0.2)
 	forms := m.bootstrap(ctx, Xt)
 	m.track.advance(0.6)
+	shared := controls.NewShared(m.rng("shared_null"))
 	for k, e := range g.Edges {
-		m.addClaim(m.claim(g, e, noiseAdjacent, forms, m.data.interventionMarkers(e.From, e.To)))
+		m.addClaim(m.claim(g, e, noiseAdjacent, forms, m.data.interventionMarkers(e.From, e.To), shared))
 		m.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
 	}
 	return nil
@@ -180,26 +181,25 @@ func (m *causalMode) edgeData(g *causal.Graph, e causal.Edge) (x, y []float64, Z
 	return cause, effect, Z
 }
 
-// edgeControls runs the requested controls for one edge.
-func (m *causalMode) edgeControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]float64) map[string]controls.Result {
+// edgeControls runs the requested controls for one edge, on the null data
+// all edges of the run share (controls.Shared).
+func (m *causalMode) edgeControls(e causal.Edge, x, y []float64, Z [][]float64, noiseAdjacent map[string]float64, shared *controls.Shared) map[string]controls.Result {
 	out := map[string]controls.Result{}
 	if len(x) < 5 {
 		return out
 	}
-	strength := func(c, eff []float64) float64 { return math.Abs(controls.PartialCorrelation(c, eff, Z)) }
-	byEffect := func(eff []float64) float64 { return strength(x, eff) }
-	byCause := func(c []float64) float64 { return strength(c, y) }
+	partial := controls.NewPartial(x, y, Z)
+	byEffect, byCause := partial.ByEffect, partial.ByCause
 	for _, name := range m.plan.controls {
-		rng := m.rng(name + e.From + e.To)
 		switch name {
 		case ControlShuffledTarget:
-			out[name] = controls.ShuffledTarget(y, byEffect, rng)
+			out[name] = shared.ShuffledTarget(y, byEffect)
 		case ControlTimeShift:
 			out[name] = controls.TimeShift(y, byEffect)
 		case ControlPlaceboCause:
-			out[name] = controls.PlaceboCause(byCause(x), len(x), byCause, rng)
+			out[name] = shared.PlaceboCause(partial.Observed(), len(x), byCause)
 		case ControlNoiseFeature:
-			res := controls.NoiseFeature([][]float64{x}, func(X [][]float64) float64 { return byCause(X[0]) }, rng)
+			res := shared.NoiseFeature([][]float64{x}, func(X [][]float64) float64 { return byCause(X[0]) })
 			if noiseAdjacent[e.To] >= math.Abs(e.EffectStrength) {
 				res.Passed = false
 			}
@@ -209,9 +209,9 @@ func (m *causalMode) edgeControls(e causal.Edge, x, y []float64, Z [][]float64, 
 	return out
 }
 
-func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string) Claim {
+func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string, shared *controls.Shared) Claim {
 	x, y, Z := m.edgeData(g, e)
-	results := m.edgeControls(e, x, y, Z, noiseAdjacent)
+	results := m.edgeControls(e, x, y, Z, noiseAdjacent, shared)
 	passed := controls.AllPassed(results)
 	key := edgeKey(e)
 	agree := 0

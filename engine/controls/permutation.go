@@ -50,42 +50,52 @@ func decide(p float64) Result {
 	return Result{Passed: p <= Alpha, PValue: p}
 }
 
-// ShuffledTarget permutes y Permutations times; stat scores a target vector
+// ShuffledTarget permutes y up to Permutations times, stopping once the
+// outcome is settled (DefaultSequential); stat scores a target vector
 // against the (fixed) claim, larger meaning a better fit.
 func ShuffledTarget(y []float64, stat func(y []float64) float64, rng *rand.Rand) Result {
-	observed := stat(y)
-	null := make([]float64, Permutations)
-	perm := make([]float64, len(y))
-	for k := range null {
-		copy(perm, y)
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		null[k] = stat(perm)
+	next := shuffler(y, rng)
+	buf := make([]float64, len(y))
+	r, _ := DefaultSequential.Run(stat(y), func() float64 { return stat(next(buf)) })
+	return r
+}
+
+// shuffler returns a function writing a fresh uniform permutation of v into
+// dst on each call.
+func shuffler(v []float64, rng *rand.Rand) func(dst []float64) []float64 {
+	return func(dst []float64) []float64 {
+		copy(dst, v)
+		rng.Shuffle(len(dst), func(i, j int) { dst[i], dst[j] = dst[j], dst[i] })
+		return dst
 	}
-	return decide(PValue(observed, null))
 }
 
 // NoiseFeature replaces each column of X (column-major, X[j][i]) in turn by
-// a permutation of itself and rescored the claim with stat. Every column must
-// beat its noise substitutes; the p-value reported is the largest over the
-// columns. With no columns the control cannot pass.
+// a permutation of itself and rescored the claim with stat, each column's
+// test stopping once settled (DefaultSequential). Every column must beat its
+// noise substitutes; the p-value reported is the largest over the columns.
+// With no columns the control cannot pass.
 func NoiseFeature(X [][]float64, stat func(X [][]float64) float64, rng *rand.Rand) Result {
+	return noiseFeature(X, stat, func(v []float64) func([]float64) []float64 { return shuffler(v, rng) })
+}
+
+// noiseFeature runs NoiseFeature with permutations of each column from
+// permute.
+func noiseFeature(X [][]float64, stat func(X [][]float64) float64, permute func(v []float64) func([]float64) []float64) Result {
 	if len(X) == 0 {
 		return Result{Passed: false, PValue: 1}
 	}
 	observed := stat(X)
 	worst := 0.0
 	for j := range X {
-		original := X[j]
-		noise := make([]float64, len(original))
-		null := make([]float64, Permutations)
+		next := permute(X[j])
+		noise := make([]float64, len(X[j]))
 		substituted := append([][]float64(nil), X...)
-		for k := range null {
-			copy(noise, original)
-			rng.Shuffle(len(noise), func(a, b int) { noise[a], noise[b] = noise[b], noise[a] })
-			substituted[j] = noise
-			null[k] = stat(substituted)
-		}
-		worst = math.Max(worst, PValue(observed, null))
+		r, _ := DefaultSequential.Run(observed, func() float64 {
+			substituted[j] = next(noise)
+			return stat(substituted)
+		})
+		worst = math.Max(worst, r.PValue)
 	}
 	return decide(worst)
 }
@@ -139,17 +149,17 @@ func ShiftOffsets(n, max int) []int {
 	return out
 }
 
-// PlaceboCause draws Permutations standard Gaussian placebo variables of
-// length n and compares observed (the real cause's statistic) with the
-// placebo statistics.
+// PlaceboCause draws up to Permutations standard Gaussian placebo
+// variables of length n, stopping once settled (DefaultSequential), and
+// compares observed (the real cause's statistic) with the placebo
+// statistics.
 func PlaceboCause(observed float64, n int, stat func(placebo []float64) float64, rng *rand.Rand) Result {
-	null := make([]float64, Permutations)
 	placebo := make([]float64, n)
-	for k := range null {
+	r, _ := DefaultSequential.Run(observed, func() float64 {
 		for i := range placebo {
 			placebo[i] = rng.NormFloat64()
 		}
-		null[k] = stat(placebo)
-	}
-	return decide(PValue(observed, null))
+		return stat(placebo)
+	})
+	return r
 }

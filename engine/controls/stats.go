@@ -3,7 +3,6 @@ package controls
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -51,43 +50,6 @@ func RSquared(observed, prediction []float64) float64 {
 // the conditioning columns Z (each Z[k] a column of length n, an intercept
 // is always included).
 func PartialCorrelation(x, y []float64, Z [][]float64) float64 {
-	rx := residualise(x, Z)
-	ry := residualise(y, Z)
-	r := stat.Correlation(rx, ry, nil)
-	if math.IsNaN(r) {
-		return 0
-	}
-	return r
-}
-
-// residualise returns v minus its least-squares projection on [1, Z].
-func residualise(v []float64, Z [][]float64) []float64 {
-	n := len(v)
-	if len(Z) == 0 {
-		mean := stat.Mean(v, nil)
-		out := make([]float64, n)
-		for i := range v {
-			out[i] = v[i] - mean
-		}
-		return out
-	}
-	design := mat.NewDense(n, len(Z)+1, nil)
-	for i := 0; i < n; i++ {
-		design.Set(i, 0, 1)
-		for k, col := range Z {
-			design.Set(i, k+1, col[i])
-		}
-	}
-	target := mat.NewVecDense(n, append([]float64(nil), v...))
-	var coef mat.VecDense
-	if err := coef.SolveVec(design, target); err != nil {
-		return residualise(v, nil)
-	}
-	var fitted mat.VecDense
-	fitted.MulVec(design, &coef)
-	out := make([]float64, n)
-	for i := range v {
-		out[i] = v[i] - fitted.AtVec(i)
-	}
-	return out
+	proj := NewProjector(len(x), Z)
+	return correlation(proj.Residual(nil, x), proj.Residual(nil, y))
 }
