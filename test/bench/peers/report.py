@@ -31,6 +31,12 @@ offset or ratio") is decided per found expression f against the truth t:
      f ~ a*t + b by least squares; exact when R^2 >= 0.999999 and f is finite
      on at least 99 % of the points.
 
+"Right form" (the truth's structure with its constants free, issue 18's
+goal at 10 % noise) is decided numerically on the same points: the truth
+becomes a family with free constants and f must match a member of it that
+needs all of them (see free_constants and right_form_verdict). Exact
+implies right form.
+
 All verdicts are in the JSON; the table's "exact" column is the sympy verdict
 when sympy decided (on the domain, when that test ran and decided),
 otherwise the numeric one.
@@ -229,6 +235,137 @@ def numeric_verdict(found, case, pts):
     return r2 >= 0.999999, r2
 
 
+# Right form (issue 18: "the right form for >= 60 % at 10 % noise"): the
+# found expression f has the truth's structure with its constants free.
+# The truth t becomes a family t_theta: every term of a sum and every
+# product gets a free coefficient, and every constant subexpression (pi,
+# sqrt(2*pi), a number inside a function's argument) a free value;
+# exponents and the functions stay as they are. f has the right form when
+# it is exact, or when some member of the family matches it the way the
+# numeric exact test does: the least-squares fit f ~ a*t_theta + b on the
+# checker's fresh points reaches R^2 >= RIGHT_FORM_R2 (theta by scipy's
+# least_squares from the truth's own constants, a and b solved linearly
+# for each theta), and that member needs every one of its parameters:
+# setting any one to zero (a and b kept) changes it by at least
+# RIGHT_FORM_NEEDED times std(f) (RMS, or to a non-finite value). Without that, a family member with a vanished term would
+# make n*alpha the right form of 1 + n*alpha/(1 - n*alpha/3).
+RIGHT_FORM_R2 = 0.999999
+RIGHT_FORM_NEEDED = 1e-3
+
+try:
+    from scipy.optimize import least_squares
+    HAVE_SCIPY = True
+except Exception:
+    HAVE_SCIPY = False
+
+
+def free_constants(t):
+    """t_theta: t with free parameters as described above; returns the
+    expression, the parameter symbols and their values in t."""
+    params, values = [], []
+
+    def param(v):
+        s = sp.Symbol(f"theta_{len(params)}")
+        params.append(s)
+        values.append(float(v))
+        return s
+
+    def rec(e):
+        if not e.free_symbols or e.is_Symbol:
+            return e
+        if e.is_Add:
+            terms = []
+            for arg in e.args:
+                if not arg.free_symbols:
+                    terms.append(param(arg))
+                    continue
+                const = sp.Mul(*[f for f in sp.Mul.make_args(arg) if not f.free_symbols])
+                rest = [rec(f) for f in sp.Mul.make_args(arg) if f.free_symbols]
+                terms.append(param(const) * sp.Mul(*rest))
+            return sp.Add(*terms)
+        if e.is_Mul:
+            const = sp.Mul(*[f for f in e.args if not f.free_symbols])
+            rest = [rec(f) for f in e.args if f.free_symbols]
+            return param(const) * sp.Mul(*rest)
+        if e.is_Pow:
+            base = rec(e.base) if e.base.free_symbols else param(e.base)
+            exp = rec(e.exp) if e.exp.free_symbols else e.exp
+            return base**exp
+        if e.args:  # a function: its argument gets a free scale unless rec gives it one
+            return e.func(*[rec(a) if a.is_Add or a.is_Mul or not a.free_symbols else param(1) * rec(a)
+                            for a in e.args])
+        return e
+
+    return rec(t), params, values
+
+
+def right_form_verdict(found, case, pts):
+    """(True/False, R^2), or (None, 0.0) without scipy/sympy or when the
+    truth cannot be turned into a family."""
+    cols, tvals = pts
+    if not (HAVE_SYMPY and HAVE_SCIPY) or cols is None:
+        return None, 0.0
+    try:
+        f = np_eval(found, case["vars"], cols)
+    except Exception:
+        return False, 0.0
+    ok = np.isfinite(f)
+    if ok.mean() < 0.99 or np.std(f[ok]) == 0:
+        return False, 0.0
+    f = f[ok]
+    X = [c[ok] for c in cols]
+    try:
+        fam, params, theta0 = free_constants(sym_parse(case["expr"], case["vars"]))
+        xs = [sp.Symbol(n, positive=True) for n in case["vars"]]
+        g = sp.lambdify(params + xs, fam, "numpy")
+    except Exception:
+        return None, 0.0
+    sst = float(np.sum((f - f.mean()) ** 2))
+    big = 10.0 * math.sqrt(sst / len(f))
+
+    def member(theta, coef=None):
+        """(a*t_theta + b, (a, b)) with a and b fitted to f unless given,
+        NaN where t_theta is undefined; (None, None) when t_theta is
+        constant or nowhere defined."""
+        with np.errstate(all="ignore"):
+            v = np.broadcast_to(np.asarray(g(*theta, *X), dtype=complex), f.shape)
+        v = np.where(np.abs(v.imag) > 1e-9 * (1 + np.abs(v.real)), np.nan, v.real)
+        bad = ~np.isfinite(v)
+        if bad.all() or np.std(v[~bad]) == 0:
+            return None, None
+        A = np.column_stack([np.where(bad, 0, v), np.ones_like(v)])
+        if coef is None:
+            coef, *_ = np.linalg.lstsq(A[~bad], f[~bad], rcond=None)
+        return np.where(bad, np.nan, A @ coef), coef
+
+    def resid(theta):
+        m, _ = member(theta)
+        if m is None:
+            return np.full(f.shape, big)
+        return np.where(np.isfinite(m), f - m, big)
+
+    best = 0.0
+    try:
+        with np.errstate(all="ignore"):
+            sol = least_squares(resid, np.asarray(theta0, dtype=float), method="trf", x_scale="jac",
+                                max_nfev=200 * (len(theta0) + 1))
+        best = max(0.0, 1.0 - float(np.sum(resid(sol.x) ** 2)) / sst)
+        if best < RIGHT_FORM_R2:
+            return False, best
+        fitted, ab = member(sol.x)
+        for i in range(len(sol.x)):
+            theta = sol.x.copy()
+            theta[i] = 0.0
+            m, _ = member(theta, ab)
+            with np.errstate(all="ignore"):
+                change = math.sqrt(float(np.mean((m - fitted) ** 2))) if m is not None else math.inf
+            if math.isfinite(change) and change < RIGHT_FORM_NEEDED * math.sqrt(sst / len(f)):
+                return False, best
+    except Exception:
+        return False, 0.0
+    return True, best
+
+
 def check(found, case, pts):
     """The exact-recovery verdicts of one found expression. "exact" is the
     sympy verdict (on the domain when that test decided), turned to True
@@ -237,7 +374,7 @@ def check(found, case, pts):
     the numeric verdict when sympy decided nothing."""
     if not found:
         return {"exact": False, "sympy": None, "sympy_domain": None, "sympy_snapped": None,
-                "numeric": False, "r2_fresh": 0.0}
+                "numeric": False, "r2_fresh": 0.0, "right_form": False, "right_form_r2": 0.0}
     num, r2 = numeric_verdict(found, case, pts)
     sym = sympy_verdict(found, case["expr"], case["vars"])
     dom = None
@@ -253,8 +390,10 @@ def check(found, case, pts):
                 snapped = on_domain
         if snapped:
             decided = True
-    return {"exact": decided if decided is not None else num, "sympy": sym, "sympy_domain": dom,
-            "sympy_snapped": snapped, "numeric": num, "r2_fresh": r2}
+    exact = decided if decided is not None else num
+    form, form_r2 = (True, 1.0) if exact else right_form_verdict(found, case, pts)
+    return {"exact": exact, "sympy": sym, "sympy_domain": dom, "sympy_snapped": snapped,
+            "numeric": num, "r2_fresh": r2, "right_form": form, "right_form_r2": form_r2}
 
 
 def table_selfcheck(m, cases_dir):
@@ -342,6 +481,20 @@ def main():
             label = f"{float(nz) * 100:g} %"
             p(f"| {label} | " + " | ".join(pct(cnt[mm], tot[mm]) for mm in methods) + " | " + " | ".join(ratios) + " |")
         p("")
+        p("### Feynman: right form (the truth's structure, constants free; exact counts too)")
+        p("")
+        if HAVE_SYMPY and HAVE_SCIPY:
+            p("| noise | " + " | ".join(methods) + " |")
+            p("|---|" + "---|" * len(methods))
+            for nz in noises:
+                cells = []
+                for mm in methods:
+                    vs = [s for s in scored if s["method"] == mm and s["noise"] == nz]
+                    cells.append(pct(sum(bool(s["right_form"]) for s in vs), len(vs)))
+                p(f"| {float(nz) * 100:g} % | " + " | ".join(cells) + " |")
+        else:
+            p("Not scored: the right-form test needs sympy and scipy.")
+        p("")
         p("Mean wall time per case (s): " + ", ".join(f"{mm} {np.mean(walls[mm]):.1f}" for mm in methods if walls[mm]))
         alt = [s for s in scored if s["method"] == "ours" and "any_alternative_exact" in s]
         p(f"Ours, chosen model or one of its two Pareto alternatives exact: "
@@ -359,6 +512,8 @@ def main():
           f"within {SNAP_RTOL:g} relative; see report.py): {len(snapped)} ({', '.join(snapped) or 'none'}); "
           f"without that step the rates above would be lower by these.")
         p("")
+        p("✓ exact, ≈ right form only, ✗ neither.")
+        p("")
         p("| equation | tier | " + " | ".join(f"{mm} {float(nz)*100:g}%" for nz in noises for mm in methods) + " |")
         p("|---|---|" + "---|" * (len(noises) * len(methods)))
         for c in m["feynman"]:
@@ -366,7 +521,7 @@ def main():
             for nz in noises:
                 for mm in methods:
                     v = rows[(c["name"], nz)].get(mm)
-                    cells.append("–" if v is None else ("✓" if v["exact"] else "✗"))
+                    cells.append("–" if v is None else ("✓" if v["exact"] else ("≈" if v["right_form"] else "✗")))
             p(f"| {c['name']} | {c['tier']} | " + " | ".join(cells) + " |")
         p("")
 

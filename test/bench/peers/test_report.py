@@ -82,5 +82,40 @@ class TestConstantRecognition(unittest.TestCase):
         self.assertTrue(v["exact"])
 
 
+I_48_2 = {"name": "I.48.2", "expr": "m*c^2/sqrt(1-v^2/c^2)", "vars": ["m", "v", "c"],
+          "ranges": [[1, 5], [1, 2], [3, 10]]}
+I_37_4 = {"name": "I.37.4", "expr": "I1+I2+2*sqrt(I1*I2)*cos(delta)", "vars": ["I1", "I2", "delta"],
+          "ranges": [[1, 5], [1, 5], [1, 5]]}
+
+
+@unittest.skipUnless(report.HAVE_SCIPY, "the right-form test needs scipy (the bench venv has it)")
+class TestRightForm(unittest.TestCase):
+    """The truth's structure with its constants free is the right form; a
+    different structure, or the truth with a term gone, is not."""
+
+    def test_constants_off_is_right_form_not_exact(self):
+        for found, case in (("1.1*m*c^2/sqrt(1 - 0.9*v^2/c^2)", I_48_2),
+                            ("1 + 1.1*n*alpha/(1 - 0.3*n*alpha)", II_11_28),
+                            ("1.05*I1 + 0.97*I2 + 1.9*sqrt(I1*I2)*cos(1.01*delta)", I_37_4)):
+            with self.subTest(found=found):
+                v = verdict(found, case)
+                self.assertFalse(v["exact"])
+                self.assertTrue(v["right_form"])
+
+    def test_other_structures_are_not(self):
+        for found, case in (("m*c^2/cos(v/c)", I_48_2),  # fits the data within 0.7 %, another law
+                            ("m*c^2 + 0.5*m*v^2", I_48_2),  # the truth's Taylor expansion
+                            ("m*c^2", I_48_2),  # the truth with a term gone
+                            ("n*alpha", II_11_28),
+                            ("I1 + I2 + 2*sqrt(I1*I2)*cos(delta) + 0.01*I1^2", I_37_4)):
+            with self.subTest(found=found):
+                self.assertFalse(verdict(found, case)["right_form"])
+
+    def test_exact_is_right_form(self):
+        v = verdict("m*c^2/sqrt(1 - v^2/c^2)", I_48_2)
+        self.assertTrue(v["exact"])
+        self.assertTrue(v["right_form"])
+
+
 if __name__ == "__main__":
     unittest.main()
