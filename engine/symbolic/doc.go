@@ -42,6 +42,16 @@
 //     is fitted as a sum of at most three library terms, and y =
 //     M·T⁻¹(fit) seeds the search (transform.go). A relativistic factor is
 //     (y/M)⁻² = 1 − (v/c)², a Gaussian log(y·σ) = c − ½(θ/σ)².
+//   - Structure moves (AI Feynman's separability and symmetry): when no
+//     seed so far fits y as well as a smooth surrogate of the data
+//     (kernel ridge regression, smoother.go) does, the surrogate is tested
+//     for y = f(A) + g(B) and y = f(A)·g(B) over the splits of the inputs
+//     (mixed differences of S and of log|S|), and for dependence on two
+//     inputs only through x_i − x_j, x_i + x_j, x_i·x_j or x_i/x_j (joint
+//     moves along their level sets). A split is searched as two smaller
+//     problems whose models, summed or multiplied, seed the search; a
+//     symmetry as one problem in u = x_i ∘ x_j, written back in the inputs
+//     (structure.go has the rules and thresholds).
 //   - Units: with Options.InputUnits and TargetUnit covering every usable
 //     input, dimensionally inconsistent candidates score as invalid ones
 //     (dims.go), and a search on the dimensionless groups of the inputs

@@ -100,6 +100,11 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		seeds = append(seeds, sparse...)
 		seeds = append(seeds, transformSeeds(p, lib, pl, sparseRSS)...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
+		// The structure moves run only when the passes above leave y
+		// unexplained, their smaller searches within a quarter of the
+		// search time when there is a limit (structure.go). Their seeds go
+		// first, as the populations take at most half their size in seeds.
+		seeds = append(structureSeeds(ctx, p, opts, seeds, searchLimit/4), seeds...)
 		p.expired = expired
 		if opts.TimeLimit > 0 {
 			progress.report(float64(time.Since(start)) / float64(searchLimit))

@@ -45,7 +45,7 @@ type smoother struct {
 const (
 	// smootherRows bounds the rows the smoother is fitted on (evenly
 	// spaced over the data); its cost grows as their cube.
-	smootherRows = 300
+	smootherRows = 200
 	// smootherMinR2 is the leave-one-out R² below which the smoother does
 	// not describe the data well enough for tests on it: pure noise has a
 	// leave-one-out R² near or below 0.
@@ -54,13 +54,14 @@ const (
 
 // smootherScales and smootherRidges are the grids of ℓ/√d and λ/n.
 var (
-	smootherScales = []float64{0.25, 0.5, 1, 2}
+	smootherScales = []float64{0.3, 0.6, 1.2}
 	smootherRidges = []float64{1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1}
 )
 
 // fitSmoother fits S on vars over at most smootherRows evenly spaced rows
-// of cols and y, or returns nil when the data are too few or degenerate.
-func fitSmoother(cols [][]float64, vars []int, y []float64) *smoother {
+// of cols and y, or returns nil when the data are too few or degenerate or
+// stop (checked between length scales; may be nil) reports true.
+func fitSmoother(cols [][]float64, vars []int, y []float64, stop func() bool) *smoother {
 	n := len(y)
 	if n < 30 || len(vars) == 0 {
 		return nil
@@ -108,6 +109,9 @@ func fitSmoother(cols [][]float64, vars []int, y []float64) *smoother {
 	bestLOO := math.Inf(1)
 	yv := mat.NewVecDense(m, yc)
 	for _, sc := range smootherScales {
+		if stop != nil && stop() {
+			return nil
+		}
 		l := sc * math.Sqrt(float64(len(vars)))
 		gamma := 1 / (2 * l * l)
 		K := mat.NewSymDense(m, nil)

@@ -101,15 +101,16 @@ func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree,
 	if best <= exactNMSE*p.varY {
 		return nil
 	}
-	s := fitSmoother(p.cols, p.g.vars, p.y)
+	s := fitSmoother(p.cols, p.g.vars, p.y, p.timeUp)
 	if !s.usable() || best <= s.looMSE || p.timeUp() {
 		return nil
 	}
 	pr := newProbe(s, p.cols, len(p.y))
-	if sp, ok := pr.bestSplit(); ok {
+	pr.stop = p.timeUp
+	if sp, ok := pr.bestSplit(); ok && !p.timeUp() {
 		return splitSeeds(ctx, p, opts, s, sp, budget)
 	}
-	if sb, ok := pr.bestSymmetry(); ok {
+	if sb, ok := pr.bestSymmetry(); ok && !p.timeUp() {
 		return symmetrySeeds(ctx, p, opts, sb, budget)
 	}
 	return nil
@@ -121,7 +122,10 @@ type probe struct {
 	pts     [][]float64 // probe points, in s.vars order
 	partner []int       // each point's pair for the mixed differences
 	f       []float64   // S at the points
+	stop    func() bool // ends the tests early when true (may be nil)
 }
+
+func (pr *probe) stopped() bool { return pr.stop != nil && pr.stop() }
 
 func newProbe(s *smoother, cols [][]float64, n int) *probe {
 	m := min(n, structureProbes)
@@ -226,7 +230,7 @@ func (pr *probe) bestSplit() (split, bool) {
 		return max(a, d-a)
 	}
 	// The last input is always in B, so each partition is tried once.
-	for mask := uint64(1); mask < 1<<(d-1); mask++ {
+	for mask := uint64(1); mask < 1<<(d-1) && !pr.stopped(); mask++ {
 		for _, product := range []bool{false, true} {
 			e, ok := pr.splitExcess(mask, product)
 			if !ok || e > separableTolerance {
@@ -331,7 +335,7 @@ func (pr *probe) bestSymmetry() (symmetry, bool) {
 	var best symmetry
 	found := false
 	for i := range s.vars {
-		for j := i + 1; j < len(s.vars); j++ {
+		for j := i + 1; j < len(s.vars) && !pr.stopped(); j++ {
 			for _, op := range []opcode{opSub, opAdd, opMul, opDiv} {
 				e, ok := pr.symmetryExcess(i, j, op)
 				if ok && e <= symmetryTolerance && (!found || e < best.excess) {

@@ -21,7 +21,7 @@ func structureData(seed uint64, d int, noise float64, f func(x []float64) float6
 func structureProbe(t *testing.T, X [][]float64, y []float64) *probe {
 	t.Helper()
 	p := transformProblem(X, y)
-	s := fitSmoother(p.cols, p.g.vars, p.y)
+	s := fitSmoother(p.cols, p.g.vars, p.y, nil)
 	if !s.usable() {
 		t.Fatalf("the surrogate does not describe the data")
 	}
@@ -101,7 +101,7 @@ func TestStructureMovesIgnoreNoise(t *testing.T) {
 		y[i] = 2 + rng.NormFloat64()
 	}
 	p := transformProblem(X, y)
-	if s := fitSmoother(p.cols, p.g.vars, y); s.usable() {
+	if s := fitSmoother(p.cols, p.g.vars, y, nil); s.usable() {
 		t.Fatalf("surrogate of pure noise has leave-one-out R² %.3f", s.r2LOO)
 	}
 	if seeds := structureSeeds(context.Background(), p, Options{}, nil, 0); len(seeds) != 0 {
@@ -172,5 +172,16 @@ func TestSubstitutedLawIsRecovered(t *testing.T) {
 	loss, s, p := bestStructureSeed(t, X, y)
 	if loss > 1e-12*p.varY {
 		t.Fatalf("best seed %s: MSE %.3g (var y %.3g)", format(toExpr(s), p.names), loss, p.varY)
+	}
+}
+
+// Fit runs the moves among its seeding passes: a separable law that no
+// cheap pass fits is recovered within a few generations.
+func TestFitSeedsFromStructureMoves(t *testing.T) {
+	X, y := structureData(8, 3, 0.01, additiveLaw)
+	res := fitOrFail(t, X, y, []string{"a", "b", "c"}, Options{Seed: 1, Generations: 5})
+	_, _, truthMSE, _ := linearScale(target(X, additiveLaw), y)
+	if res.Best.MSE > 1.02*truthMSE {
+		t.Fatalf("after 5 generations: %s with MSE %.4g, the truth's %.4g", res.Best.Expression, res.Best.MSE, truthMSE)
 	}
 }
