@@ -103,9 +103,20 @@ func (b *httpBackend) Do(ctx context.Context, authorization, method, path string
 	return resp.StatusCode, out, nil
 }
 
+// rawBody is a request body sent as it is, with its media type: a multipart upload.
+type rawBody struct {
+	contentType string
+	data        []byte
+}
+
 func newRequest(ctx context.Context, authorization, method, url string, body any) (*http.Request, error) {
 	var rd io.Reader
-	if body != nil {
+	contentType := "application/json"
+	switch b := body.(type) {
+	case nil:
+	case rawBody:
+		rd, contentType = bytes.NewReader(b.data), b.contentType
+	default:
 		data, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("encode the request body: %w", err)
@@ -117,7 +128,7 @@ func newRequest(ctx context.Context, authorization, method, url string, body any
 		return nil, err
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "disco-mcp")

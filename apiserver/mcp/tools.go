@@ -1,8 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 
@@ -105,6 +110,38 @@ type listClaimsInput struct {
 	Tier       string `json:"tier,omitempty" enum:"explore,validate,publish" jsonschema:"Only claims in this tier."`
 }
 
+// uploadDatasetInput is an upload as an agent sends it: the CSV text itself, with the
+// metadata part's fields. The facade checks them, units included (issue 18 item 2).
+type uploadDatasetInput struct {
+	projectRef
+	Name      string            `json:"name" minLength:"1" maxLength:"200" jsonschema:"The dataset's name."`
+	CSV       string            `json:"csv" minLength:"1" maxLength:"4194304" jsonschema:"The table as CSV text (at most 4 MiB): a header line naming the columns, then one line per row."`
+	Variables []string          `json:"variables,omitempty" maxItems:"4096" jsonschema:"Variables to declare (optional; the profile lists the real columns)."`
+	Units     map[string]string `json:"units,omitempty" jsonschema:"SI units of columns by name, e.g. {\"F\": \"kg*m/s^2\", \"m\": \"kg\", \"t\": \"s\"}: kg m s A K mol cd N J W Pa C V Hz ohm T F Wb H S rad sr with * / and ^ powers; 1 is dimensionless; no prefixes (km). Runs on the dataset use them as a units: constraint unless they give their own; law claims then say whether they are dimensionally_consistent."`
+}
+
+// body is the upload's multipart/form-data body: the metadata part, then the file. Writes
+// to a bytes.Buffer do not fail, so their errors are not checked.
+func (in uploadDatasetInput) body() rawBody {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	meta, _ := json.Marshal(struct {
+		Name      string            `json:"name"`
+		Format    string            `json:"format"`
+		Variables []string          `json:"variables,omitempty"`
+		Units     map[string]string `json:"units,omitempty"`
+	}{in.Name, "csv", in.Variables, in.Units})
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="metadata"`)
+	h.Set("Content-Type", "application/json")
+	part, _ := mw.CreatePart(h)
+	_, _ = part.Write(meta)
+	part, _ = mw.CreateFormFile("file", "data.csv")
+	_, _ = io.WriteString(part, in.CSV)
+	_ = mw.Close()
+	return rawBody{contentType: mw.FormDataContentType(), data: buf.Bytes()}
+}
+
 type claimRef struct {
 	projectRef
 	ClaimID string `json:"claim_id" maxLength:"64" jsonschema:"Claim id (clm_ prefix)."`
@@ -179,7 +216,7 @@ func tool[In any](t *tools, name, description string, readOnly bool, build func(
 
 // toolNames lists the tools NewServer registers, in order.
 var toolNames = []string{
-	"list_projects", "get_project", "list_campaigns", "get_campaign", "list_datasets", "get_dataset",
+	"list_projects", "get_project", "list_campaigns", "get_campaign", "list_datasets", "upload_dataset", "get_dataset",
 	"get_dataset_profile", "list_runs", "get_run", "submit_run", "get_run_status", "get_run_results",
 	"cancel_run", "list_claims", "get_claim", "promote_claim", "demote_claim", "list_ledger",
 	"get_ledger_entry", "verify_ledger",
@@ -212,7 +249,12 @@ func (t *tools) register() {
 			set(q, "format", in.Format)
 			return get(withQuery(in.path()+"/datasets", q))
 		})
-	tool(t, "get_dataset", "Get a dataset (status, rows, variables, profile_ready).", true,
+	tool(t, "upload_dataset", "Upload a CSV table as a dataset of a project, optionally with the SI units of its columns. "+
+		"The dataset is profiled asynchronously: poll get_dataset until its status is ready.", false,
+		func(in uploadDatasetInput) request {
+			return request{method: http.MethodPost, path: in.path() + "/datasets", body: in.body()}
+		})
+	tool(t, "get_dataset", "Get a dataset (status, rows, variables, units, profile_ready).", true,
 		func(in datasetRef) request { return get(in.path()) })
 	tool(t, "get_dataset_profile", "Get a dataset's profile: per-column statistics and data quality.", true,
 		func(in datasetRef) request { return get(in.path() + "/profile") })
