@@ -279,6 +279,11 @@ EOF
 
   # kubelet 1.35+ refuses cgroup v1 unless failCgroupV1 is false; this machine kind has cgroup
   # v1 hierarchies (issue 13).
+  # imageGCHighThresholdPercent 100 turns image garbage collection off: the images are
+  # imported, not pulled, and nothing could pull them back. On a shared disk above 85 %
+  # the kubelet otherwise deletes the idle sandbox (pause) image, and every later pod waits
+  # in ContainerCreating ("failed to pull disco.local/pause"). Eviction thresholds still
+  # guard the disk.
   put "$D/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -300,6 +305,8 @@ authorization: {mode: Webhook}
 clusterDomain: cluster.local
 failSwapOn: false
 resolvConf: /etc/resolv.conf
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 evictionHard:
   memory.available: 100Mi
   nodefs.available: 2%

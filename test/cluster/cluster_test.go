@@ -68,10 +68,26 @@ func TestInstalled(t *testing.T) {
 	if l := leader(t, e); !strings.HasPrefix(l, "disco-manager-") {
 		t.Errorf("leader lease held by %q, want a manager pod", l)
 	}
+	// The images are imported, not pulled: the kubelet must never garbage-collect them,
+	// or a full disk leaves every later pod without its sandbox image (hack/cluster.sh).
+	nodes := &corev1.NodeList{}
+	if err := e.kube.List(ctx, nodes); err != nil || len(nodes.Items) == 0 {
+		t.Fatalf("nodes: %v", err)
+	}
+	raw, err := e.cs.RESTClient().Get().AbsPath("/api/v1/nodes/" + nodes.Items[0].Name + "/proxy/configz").DoRaw(ctx)
+	var configz struct {
+		KubeletConfig struct {
+			ImageGCHighThresholdPercent *int32 `json:"imageGCHighThresholdPercent"`
+		} `json:"kubeletconfig"`
+	}
+	if err != nil || json.Unmarshal(raw, &configz) != nil || configz.KubeletConfig.ImageGCHighThresholdPercent == nil ||
+		*configz.KubeletConfig.ImageGCHighThresholdPercent != 100 {
+		t.Errorf("the kubelet's image garbage collection threshold: %v %s; want 100 (off)", err, raw)
+	}
 	done()
 
 	done = phase(t, "aggregated API and REST")
-	raw, err := e.cs.RESTClient().Get().AbsPath("/apis/api.disco.dev/v1").DoRaw(ctx)
+	raw, err = e.cs.RESTClient().Get().AbsPath("/apis/api.disco.dev/v1").DoRaw(ctx)
 	if err != nil || !bytes.Contains(raw, []byte(`"APIResourceList"`)) {
 		t.Errorf("discovery through the aggregation layer: %v %s", err, raw)
 	}
