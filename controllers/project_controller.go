@@ -105,6 +105,10 @@ func (r *ProjectReconciler) tenantReady(ctx context.Context, project *discov1.Pr
 	return true, discov1.ReasonReady, "project is " + string(project.Status.Phase)
 }
 
+// The project's finalizer deletes its claims, runs, campaigns and datasets by label, one
+// collection each (DeleteAllOf).
+// +kubebuilder:rbac:groups=discovery.disco.dev,resources=claims;runs;campaigns;datasets,verbs=deletecollection
+
 // finalize deletes the project's campaigns, datasets, runs and claims. Owner references
 // would do this through the garbage collector, but the embedded control plane of `disco dev`
 // has no garbage collector, so the project cleans up explicitly.
