@@ -156,7 +156,7 @@ func runManager(ctx context.Context, o managerOptions) error {
 			if err != nil {
 				return err
 			}
-			executor = &runexec.JobExecutor{Client: mgr.GetClient(), Image: o.engineImage, BlobURL: o.blobURL, BlobVolume: vol,
+			executor = &runexec.JobExecutor{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Image: o.engineImage, BlobURL: o.blobURL, BlobVolume: vol,
 				CPU: cpu, Memory: mem}
 		default:
 			return fmt.Errorf("--executor %q: use job or local", o.executor)

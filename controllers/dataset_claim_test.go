@@ -73,6 +73,8 @@ var _ = Describe("Dataset sources on a PersistentVolumeClaim", func() {
 		Expect(pod.Volumes).To(ContainElement(HaveField("VolumeSource.PersistentVolumeClaim",
 			Equal(&corev1.PersistentVolumeClaimVolumeSource{ClaimName: "lab-data", ReadOnly: true}))))
 		Expect(pod.Containers[0].VolumeMounts).To(ContainElement(HaveField("ReadOnly", true)))
+		Expect(pod.Containers[0].VolumeMounts).To(ContainElement(HaveField("MountPath", "/tmp")),
+			"the root file system is read-only; the binary needs a writable /tmp at start")
 		Expect(*pod.AutomountServiceAccountToken).To(BeFalse(), "the fetch pod needs no Kubernetes API")
 		Expect(*pod.SecurityContext.RunAsNonRoot).To(BeTrue())
 		Expect(*pod.Containers[0].SecurityContext.ReadOnlyRootFilesystem).To(BeTrue())

@@ -121,10 +121,15 @@ func (x *JobExecutor) FetchJobFor(ds *discov1.Dataset, f ClaimFetch) *batchv1.Jo
 						},
 						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
 							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-						VolumeMounts: []corev1.VolumeMount{{Name: "source", MountPath: fetchMount, ReadOnly: true}},
+						// /tmp is the one writable directory, as in the engine's pod: the
+						// binary's packages create their cache directory there at start.
+						VolumeMounts: []corev1.VolumeMount{{Name: "source", MountPath: fetchMount, ReadOnly: true}, {Name: "scratch", MountPath: "/tmp"}},
 					}},
-					Volumes: []corev1.Volume{{Name: "source", VolumeSource: corev1.VolumeSource{
-						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: ref.ClaimName, ReadOnly: true}}}},
+					Volumes: []corev1.Volume{
+						{Name: "source", VolumeSource: corev1.VolumeSource{
+							PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: ref.ClaimName, ReadOnly: true}}},
+						{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("16Mi"))}}},
+					},
 				},
 			},
 		},
@@ -144,7 +149,11 @@ func (x *JobExecutor) FetchJobFor(ds *discov1.Dataset, f ClaimFetch) *batchv1.Jo
 // A Job that ended without the file is deleted, so the caller's next try starts afresh.
 func (x *JobExecutor) FetchFromClaim(ctx context.Context, b *blob.Bucket, ds *discov1.Dataset, f ClaimFetch) (FetchStatus, error) {
 	ref := ds.Spec.Source.PersistentVolumeClaim
-	if err := x.Client.Get(ctx, client.ObjectKey{Namespace: ds.Namespace, Name: ref.ClaimName}, &corev1.PersistentVolumeClaim{}); apierrors.IsNotFound(err) {
+	reader := x.Reader
+	if reader == nil {
+		reader = x.Client
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: ds.Namespace, Name: ref.ClaimName}, &corev1.PersistentVolumeClaim{}); apierrors.IsNotFound(err) {
 		return FetchStatus{Phase: FetchWaiting, RetryAfter: f.Retry,
 			Message: fmt.Sprintf("the PersistentVolumeClaim %s does not exist in namespace %s (yet)", ref.ClaimName, ds.Namespace)}, nil
 	} else if err != nil {

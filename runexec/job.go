@@ -39,7 +39,11 @@ const LabelKueueQueue = "kueue.x-k8s.io/queue-name"
 // admins manage quotas with Kueue. Each Job runs as its run's own engine identity
 // (EngineIdentity), which may write that run's status and nothing else.
 type JobExecutor struct {
-	Client  client.Client
+	Client client.Client
+	// Reader reads what the manager may only get, never list or watch (a dataset's
+	// PersistentVolumeClaim): the manager's uncached API reader. nil means Client, whose
+	// cache would start a cluster-wide watch that RBAC refuses.
+	Reader  client.Reader
 	Image   string
 	BlobURL string
 	// BlobVolume, when set and BlobURL is a file:// URL, is mounted into every engine pod at
