@@ -103,12 +103,11 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	if !ds.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, req, ds)
 	}
-	if ds.Spec.Source != nil {
-		// The file fetched from a source is the controller's copy: it is deleted with the
-		// dataset (issue 14, item 7), so such a dataset holds the finalizer.
-		if added, err := addFinalizer(ctx, r.Client, ds); added || err != nil {
-			return ctrl.Result{}, err
-		}
+	// What is stored for a dataset alone (its profile, the file fetched from its source, the
+	// file uploaded for it) is deleted with it (issue 14, item 7), so every dataset holds
+	// the finalizer.
+	if added, err := addFinalizer(ctx, r.Client, ds); added || err != nil {
+		return ctrl.Result{}, err
 	}
 	defer requeueOnConflict(&result, &err)
 	patcher := newStatusPatcher(r.Client, ds)
@@ -260,8 +259,8 @@ func (r *DatasetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (re
 	return ctrl.Result{}, nil
 }
 
-// finalize deletes the file the controller fetched for a deleted dataset and its profile,
-// then lets the dataset go. Both keys name the dataset's uid, so they belong to this
+// finalize deletes the files stored for a deleted dataset alone (datasetOwnKeys), then
+// lets the dataset go. Both keys name the dataset's uid, so they belong to this
 // dataset alone. A profile still running is waited for: its completion triggers the next
 // reconcile, which deletes what it stored.
 func (r *DatasetReconciler) finalize(ctx context.Context, req ctrl.Request, ds *discov1.Dataset) error {
@@ -285,15 +284,22 @@ func (r *DatasetReconciler) finalize(ctx context.Context, req ctrl.Request, ds *
 	return nil
 }
 
-// datasetOwnKeys are the blob keys only this dataset writes: its fetched source and its
-// profile, under its tenant's prefix and its uid. When the namespace has lost its tenant,
-// the keys status recorded are used if they end in this dataset's name and uid.
+// datasetOwnKeys are the blob keys only this dataset has: its fetched source and its
+// profile, under its tenant's prefix and its uid, and the file the REST API uploaded for
+// it, at the key the facade gives this dataset's id (blob.DatasetKey). A blobKey naming
+// another dataset's upload (a manifest may) is not this dataset's to delete. When the
+// namespace has lost its tenant, the keys status recorded are used if they end in this
+// dataset's name and uid.
 func datasetOwnKeys(ctx context.Context, c client.Client, ds *discov1.Dataset) []string {
 	uid := string(ds.UID)
 	if tenant := tenancy.TenantOf(ctx, c, ds.Namespace); tenant != nil {
-		return []string{blob.DatasetSourceKey(tenant.ID(), ds.Namespace, ds.Name, uid),
+		keys := []string{blob.DatasetSourceKey(tenant.ID(), ds.Namespace, ds.Name, uid),
 			blob.DatasetSourceErrorKey(tenant.ID(), ds.Namespace, ds.Name, uid),
 			blob.DatasetProfileKey(tenant.ID(), ds.Namespace, ds.Name, uid)}
+		if upload := blob.DatasetKey(tenant.ID(), ds.Namespace, ds.ProjectID(), ds.ID()); ds.Spec.BlobKey == upload {
+			keys = append(keys, upload)
+		}
+		return keys
 	}
 	var keys []string
 	if s := ds.Status.Source; s != nil && strings.HasSuffix(s.BlobKey, "/sources/"+ds.Name+"/"+uid+"/data") {
