@@ -93,3 +93,18 @@ func TestFIFOSourceIsRefusedWithoutWaiting(t *testing.T) {
 		t.Fatal("opening a FIFO source waited for a writer")
 	}
 }
+
+// disco dev runs no pods, so nothing there can mount a claim: a dataset from a claim fails
+// at once, saying so and what to use instead, rather than waiting for a Job that never runs.
+func TestClaimSourceWithoutPodsFailsSayingWhy(t *testing.T) {
+	r := &DatasetReconciler{} // no Fetcher, as disco dev's manager
+	ds := &discov1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "drops", Namespace: "lab"}, Spec: discov1.DatasetSpec{
+		Source: &discov1.DatasetSource{PersistentVolumeClaim: &discov1.PVCFileRef{ClaimName: "data", Path: "x.csv"}}}}
+	done, res, err := r.fetchFromClaim(context.Background(), ds, "ten_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+	if done || err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("done %v, result %+v, error %v; want a failed dataset", done, res, err)
+	}
+	if ds.Status.Phase != discov1.DatasetFailed || !strings.Contains(ds.Status.Message, "no pod can mount a PersistentVolumeClaim") {
+		t.Errorf("status %+v", ds.Status)
+	}
+}
