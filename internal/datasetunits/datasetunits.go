@@ -25,6 +25,9 @@ const (
 	MaxNameBytes = 256
 	// MaxUnitBytes bounds one unit string.
 	MaxUnitBytes = 64
+	// MaxConstraintBytes bounds the units written as a units: constraint, which every
+	// claim of a run on the dataset lists in scope.constraints_satisfied.
+	MaxConstraintBytes = 16 << 10
 )
 
 // Syntax shows the accepted unit syntax, for messages.
@@ -42,10 +45,14 @@ type Problem struct {
 // sorted by column; nil when every entry is valid. A column name must be 1
 // to MaxNameBytes bytes without "," or "=" (the units: constraint separates
 // entries with them) or surrounding spaces (column names are trimmed), and a
-// unit must be at most MaxUnitBytes bytes and parse (engine/units.Parse).
+// unit must be at most MaxUnitBytes bytes and parse (engine/units.Parse); all of them,
+// written as a units: constraint, at most MaxConstraintBytes.
 func Check(m map[string]string) []Problem {
 	if len(m) > MaxEntries {
 		return []Problem{{Message: fmt.Sprintf("%d columns carry a unit, more than the limit of %d", len(m), MaxEntries)}}
+	}
+	if n := len(Constraint(m)); n > MaxConstraintBytes {
+		return []Problem{{Message: fmt.Sprintf("the units take %d bytes written as a units: constraint, more than the limit of %d; declare units for fewer columns", n, MaxConstraintBytes)}}
 	}
 	var out []Problem
 	for _, name := range slices.Sorted(maps.Keys(m)) {

@@ -52,6 +52,13 @@ func TestCheckBounds(t *testing.T) {
 	if p := Check(many); len(p) != 1 || !strings.Contains(p[0].Message, "limit of 4096") {
 		t.Errorf("%d entries: problems = %+v, want the limit", len(many), p)
 	}
+	wide := map[string]string{}
+	for i := range 600 {
+		wide[fmt.Sprintf("column_%03d", i)] = "kg*m^2/(s^2*A*K)"
+	}
+	if p := Check(wide); len(p) != 1 || !strings.Contains(p[0].Message, "limit of 16384") {
+		t.Errorf("%d bytes of units: problems = %+v, want the limit", len(Constraint(wide)), p)
+	}
 }
 
 func TestMissingMessage(t *testing.T) {
