@@ -84,6 +84,7 @@ bench: bench-engine bench-api ## Benchmarks (not part of make test).
 bench-engine: bench-dynamics
 	@if [ -x test/bench/run-engine.sh ]; then test/bench/run-engine.sh; else go test -run '^$$' -bench . -benchtime 1x ./engine/...; fi
 bench-dynamics: ; test/bench/dynamics/run.sh # equations of motion against pysindy, a few minutes (test/bench/README.md, "dynamics")
+bench-scale: ; go run ./test/bench/scale -time-limit 60s -out test/bench/scale/results/sweep.json $(BENCH_SCALE_ARGS) && go run ./test/bench/scale -pc 100000x200 -out test/bench/scale/results/pc.json # time and peak memory over rows and columns per mode; causal discovery against causal-learn PC (test/bench/README.md, "scale")
 bench-api:
 	@if [ -x test/bench/run-api.sh ]; then test/bench/run-api.sh; else echo "bench-api: not implemented yet (facade issue)"; exit 2; fi
 bench-cluster: ; go run ./test/bench/cluster -creds $(CLUSTER_DIR)/credentials.json -out $(CLUSTER_DIR)/bench.json $(BENCH_CLUSTER_ARGS) # the cluster of `make cluster-up`: latency, a burst under a pod quota, memory (test/bench/README.md)

@@ -1,0 +1,10 @@
+package main
+
+// defaultGrid is the sweep of `make bench-scale`: rows at 5 columns, then
+// columns at 10,000 rows, per mode. Symbolic points stop at 10^6 rows and 20
+// columns (see test/bench/README.md, "scale", for why).
+const defaultGrid = "" +
+	"causal:1000x5,causal:10000x5,causal:100000x5,causal:1000000x5,causal:10000000x5," +
+	"symbolic:1000x5,symbolic:10000x5,symbolic:100000x5,symbolic:1000000x5," +
+	"causal:10000x50,causal:10000x100,causal:10000x200,causal:10000x500," +
+	"symbolic:10000x10,symbolic:10000x20"
