@@ -107,8 +107,7 @@ func (x *JobExecutor) FetchJobFor(ds *discov1.Dataset, f ClaimFetch) *batchv1.Jo
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr.To(false),
-					SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					SecurityContext:              restrictedPod(),
 					Containers: []corev1.Container{{
 						Name:  "fetch",
 						Image: x.Image,
@@ -119,8 +118,7 @@ func (x *JobExecutor) FetchJobFor(ds *discov1.Dataset, f ClaimFetch) *batchv1.Jo
 							Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
 						},
-						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+						SecurityContext: restrictedContainer(),
 						// /tmp is the one writable directory, as in the engine's pod: the
 						// binary's packages create their cache directory there at start.
 						VolumeMounts: []corev1.VolumeMount{{Name: "source", MountPath: fetchMount, ReadOnly: true}, {Name: "scratch", MountPath: "/tmp"}},
@@ -134,11 +132,7 @@ func (x *JobExecutor) FetchJobFor(ds *discov1.Dataset, f ClaimFetch) *batchv1.Jo
 			},
 		},
 	}
-	if dir := fileBlobDir(x.BlobURL); x.BlobVolume != nil && dir != "" {
-		pod := &job.Spec.Template.Spec
-		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "blobs", VolumeSource: *x.BlobVolume.DeepCopy()})
-		pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "blobs", MountPath: dir})
-	}
+	x.mountBlobStore(&job.Spec.Template.Spec)
 	return job
 }
 

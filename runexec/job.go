@@ -148,7 +148,7 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: EngineIdentity(run.Name),
-					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					SecurityContext:    restrictedPod(),
 					Containers: []corev1.Container{{
 						Name:  "engine",
 						Image: x.Image,
@@ -158,25 +158,43 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 							Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
 						},
-						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-						VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: "/tmp"}},
+						SecurityContext: restrictedContainer(),
+						VolumeMounts:    []corev1.VolumeMount{{Name: "scratch", MountPath: "/tmp"}},
 					}},
 					Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 				},
 			},
 		},
 	}
-	if dir := fileBlobDir(x.BlobURL); x.BlobVolume != nil && dir != "" {
-		pod := &job.Spec.Template.Spec
-		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "blobs", VolumeSource: *x.BlobVolume.DeepCopy()})
-		pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "blobs", MountPath: dir})
-	}
+	x.mountBlobStore(&job.Spec.Template.Spec)
 	if localQueue != "" {
 		job.Labels[LabelKueueQueue] = localQueue
 		job.Spec.Suspend = ptr.To(true)
 	}
 	return job
+}
+
+// mountBlobStore mounts BlobVolume into the pod's first container at the directory of a
+// file:// BlobURL, so that the pod reads and writes the store the manager and the facade
+// use; other stores need no volume.
+func (x *JobExecutor) mountBlobStore(pod *corev1.PodSpec) {
+	if dir := fileBlobDir(x.BlobURL); x.BlobVolume != nil && dir != "" {
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "blobs", VolumeSource: *x.BlobVolume.DeepCopy()})
+		pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "blobs", MountPath: dir})
+	}
+}
+
+// restrictedPod and restrictedContainer are the security contexts of every pod disco
+// starts: the Pod Security Standards' "restricted" profile (non-root, RuntimeDefault
+// seccomp, no privilege escalation, every capability dropped) and a read-only root file
+// system.
+func restrictedPod() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+}
+
+func restrictedContainer() *corev1.SecurityContext {
+	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
 }
 
 // fileBlobDir is the directory of a file:// blob URL (RFC 8089), "" for any other URL.
