@@ -46,8 +46,10 @@ func (m *causalMode) discover(ctx context.Context) error {
 	forms := m.bootstrap(ctx, Xt)
 	m.track.advance(0.6)
 	shared := controls.NewShared(m.rng("shared_null"))
+	markers := m.data.interventionMarkers() // one pass over the table, not one per edge
 	for k, e := range g.Edges {
-		m.addClaim(m.claim(g, e, noiseAdjacent, forms, m.data.interventionMarkers(e.From, e.To), shared))
+		edgeMarkers := slices.DeleteFunc(slices.Clone(markers), func(n string) bool { return n == e.From || n == e.To })
+		m.addClaim(m.claim(g, e, noiseAdjacent, forms, edgeMarkers, shared))
 		m.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
 	}
 	return nil
