@@ -36,7 +36,10 @@ func connect(ctx context.Context, o options) (*bench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v (run make cluster-up)", err)
 	}
-	b := &bench{o: o, creds: creds, http: &http.Client{Timeout: time.Minute}}
+	// Submissions to one campaign are serialised by the facade (runs.Service.Create reads
+	// the campaign's runs from the API server under a lock), so in a burst of 16 in flight
+	// the last waits for 15 others: on a loaded machine that is more than a minute.
+	b := &bench{o: o, creds: creds, http: &http.Client{Timeout: 5 * time.Minute}}
 	if b.cfg, err = clientcmd.BuildConfigFromFlags("", b.creds.Kubeconfig); err != nil {
 		return nil, err
 	}
