@@ -16,8 +16,8 @@
 // with p = 5/l (Besag & Clifford 1991, "Sequential Monte Carlo p-values",
 // Biometrika 78(2); see Sequential). Such a control fails the fixed test of
 // 99 draws as well, and one that does not stop has exactly the fixed test's
-// p-value, so every decision is the fixed test's while a claim without
-// support costs about 10 draws instead of 99.
+// p-value, so every decision is the fixed test's while a claim whose
+// statistic is typical of the null costs about 10 draws instead of 99.
 //
 // The claims of one causal run share their null data (Shared): the k-th
 // permutation of the held-out rows and the k-th placebo are drawn once and

@@ -18,8 +18,8 @@ import (
 // With Exceed = Alpha·(Draws+1) (5 of 99) it makes the same decision as the
 // fixed test of Draws draws at Alpha and at every smaller level: a stop
 // means g ≥ Exceed, which fails the fixed test too, and a run to the end
-// has the fixed test's p-value. Data without a relationship stop after
-// about 2·Exceed draws instead of Draws.
+// has the fixed test's p-value. A statistic at the median of its null
+// distribution stops after about 2·Exceed draws instead of Draws.
 //
 // EarlyPass > 0 also stops when none of the first EarlyPass draws exceeds
 // the observed statistic. The p-value of every outcome is then its exact
