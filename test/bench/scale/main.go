@@ -28,7 +28,7 @@ import (
 	"github.com/discolab/disco/engine"
 	"github.com/discolab/disco/engine/causal"
 	"github.com/discolab/disco/engine/data"
-	bench "github.com/discolab/disco/test/bench"
+	"github.com/discolab/disco/test/bench"
 )
 
 // point is one measurement: a mode at a table size.
