@@ -38,11 +38,28 @@ func (p *problem) usesExtended(c candidate) bool {
 	return slices.ContainsFunc(c.support, func(k int) bool { return p.terms[k].extended })
 }
 
+// supersededGradientShare is the looser bound under which a longer
+// quantity is taken for a function of a shorter one when the stages' results
+// are merged (see Find): the angle at which overComplete sees two gradients
+// as one direction (the smallest singular value of two unit vectors at a
+// small angle θ, relative to the largest, is about θ/2). A polynomial that
+// approximates a logarithmic integral on the orbits sampled, such as the
+// Lotka–Volterra one, stays within this angle of the integral it
+// approximates; the integral, with fewer terms, is the one kept.
+const supersededGradientShare = 2 * overCompleteShare
+
 // functionOfOne reports whether c is a function of a single one of others
 // (see above).
 func (p *problem) functionOfOne(c candidate, others []candidate) bool {
+	return p.dependsOn(c, others, dependentGradientShare) >= 0
+}
+
+// dependsOn returns the index of the first of others whose gradient c's
+// stays parallel to, on average over the rows within limit (the mean share
+// of c's gradient not parallel to it), or -1.
+func (p *problem) dependsOn(c candidate, others []candidate, limit float64) int {
 	if p.states == nil || len(others) == 0 {
-		return false
+		return -1
 	}
 	step := max(1, p.rows/gradientRows)
 	share := make([]float64, len(others))
@@ -71,11 +88,11 @@ func (p *problem) functionOfOne(c candidate, others []candidate) bool {
 		}
 	}
 	for o := range others {
-		if counted[o] > 0 && share[o]/float64(counted[o]) < dependentGradientShare {
-			return true
+		if counted[o] > 0 && share[o]/float64(counted[o]) < limit {
+			return o
 		}
 	}
-	return false
+	return -1
 }
 
 // gradient writes the gradient of the candidate at state into out, by

@@ -65,6 +65,34 @@ func TestLotkaVolterraFirstIntegralWithNoise(t *testing.T) {
 	lvIntegral(t, qs[0], 0.05)
 }
 
+// Wide Lotka–Volterra orbits at 1 % noise: on them a six-term polynomial
+// and cosine combination also passes the first stage's tolerance, an
+// approximation of the integral on the orbits sampled. The integral, with
+// four terms, supersedes it, and only the integral is reported (issue 18:
+// a user's four prey–predator trajectories got the approximation).
+func TestLotkaVolterraIntegralSupersedesItsPolynomialApproximation(t *testing.T) {
+	var trajs [][][]float64
+	for _, s := range [][]float64{{2, 1}, {3, 2}, {1, 3}, {4, 1.5}} {
+		trajs = append(trajs, rk4(lotkaVolterra(1, 0.5, 1.5, 0.75), s, 0.01, 500, 3))
+	}
+	X, labels := stack(trajs)
+	addNoise(X, 0.01, rand.New(rand.NewPCG(5, 6)))
+	qs, err := Find(context.Background(), X, []string{"x", "y"}, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("want only the integral 0.75x − 1.5 ln x + 0.5y − ln y, got %+v", qs)
+	}
+	assertTerms(t, qs[0], "log(x)", "log(y)", "x", "y")
+	c := qs[0].Coefficients
+	for term, want := range map[string]float64{"x": 1, "log(x)": -2, "y": 2.0 / 3, "log(y)": -4.0 / 3} {
+		if got := c[term] / c["x"]; math.Abs(got-want) > 0.05*math.Abs(want) {
+			t.Errorf("%s: %g, want %g (expression %q)", term, got, want, qs[0].Expression)
+		}
+	}
+}
+
 func keplerOrbits() ([][]float64, []string) {
 	starts := []struct{ r, phase, speed, tilt float64 }{
 		{1, 0, 0.9, 0}, {1.3, 1, 0.85, 0.2}, {0.8, 2.5, 1.3, -0.3}, {1.1, 4, 1.1, 0.4}, {0.9, 5.2, 1.0, -0.1}, {1.2, 3, 0.95, 0.3},

@@ -107,12 +107,13 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 	}
 	// Fewest terms first over both stages, within the bound on how many
 	// functionally independent quantities a flow can have (see
-	// overComplete).
+	// overComplete), and without a longer quantity that is a function of a
+	// shorter one (see supersededGradientShare).
 	all := slices.Concat(kept, more)
 	slices.SortStableFunc(all, func(a, b candidate) int { return len(a.support) - len(b.support) })
 	var chosen []candidate
 	for _, c := range all {
-		if !q.overComplete(append(slices.Clip(chosen), c)) {
+		if !q.overComplete(append(slices.Clip(chosen), c)) && q.dependsOn(c, chosen, supersededGradientShare) < 0 {
 			chosen = append(chosen, c)
 		}
 	}
@@ -187,8 +188,16 @@ func (p *problem) independent(cands, prior []candidate, limit int) []candidate {
 		if len(prior)+len(kept) >= limit {
 			break
 		}
-		if p.usesExtended(c) && (p.functionOfOne(c, prior) || p.functionOfOne(c, kept)) {
-			continue
+		if p.usesExtended(c) {
+			// A function of a quantity of the first stage is dropped, unless it
+			// has fewer terms: then it is the exact form of what the first
+			// stage approximated, and it supersedes it when the stages merge.
+			if o := p.dependsOn(c, prior, dependentGradientShare); o >= 0 && len(c.support) >= len(prior[o].support) {
+				continue
+			}
+			if p.functionOfOne(c, kept) {
+				continue
+			}
 		}
 		if add(c) {
 			kept = append(kept, c)

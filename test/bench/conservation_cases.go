@@ -20,6 +20,25 @@ func LotkaVolterra(noise float64) *Trajectories {
 		}, "x - log(x) + 4/3*y - 2/3*log(y)")
 }
 
+// LotkaVolterraWide: the same law with α = 1, β = 0.5, γ = 1.5, δ = 0.75 on
+// four wide orbits, on which a six-term polynomial and cosine combination
+// also approximates the integral 0.75x − 1.5 ln x + 0.5y − ln y.
+func LotkaVolterraWide(noise float64) *Trajectories {
+	const alpha, beta, gamma, delta = 1.0, 0.5, 1.5, 0.75
+	var inits [][]float64
+	for _, c := range [][2]float64{{2, 1}, {3, 2}, {1, 3}, {4, 1.5}} {
+		inits = append(inits, []float64{c[0], c[1]})
+	}
+	return simulate("lotka_volterra_wide", []string{"x", "y"}, inits,
+		func(s []float64) []float64 {
+			return []float64{alpha*s[0] - beta*s[0]*s[1], delta*s[0]*s[1] - gamma*s[1]}
+		},
+		0.01, 3, 500, noise,
+		func(s []float64) float64 {
+			return delta*s[0] - gamma*math.Log(s[0]) + beta*s[1] - alpha*math.Log(s[1])
+		}, "0.75*x - 1.5*log(x) + 0.5*y - log(y)")
+}
+
 // KeplerInvariants: planar orbits around GM = 1 of several sizes, shapes
 // and orientations (so that every invariant differs between orbits), with
 // four conserved quantities on the same states: the energy

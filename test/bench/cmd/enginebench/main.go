@@ -475,6 +475,7 @@ func run(args []string) error {
 			{[]*bench.Trajectories{bench.Pendulum(n)}, conservation.Options{}},
 			{[]*bench.Trajectories{bench.Kepler(n)}, conservation.Options{}},
 			{[]*bench.Trajectories{bench.LotkaVolterra(n)}, conservation.Options{}},
+			{[]*bench.Trajectories{bench.LotkaVolterraWide(n)}, conservation.Options{}},
 			{bench.KeplerInvariants(n), conservation.Options{MaxDegree: 3, MaxQuantities: 4}},
 		} {
 			set.opts.Tolerance = *consTol
