@@ -42,6 +42,12 @@
 //     is fitted as a sum of at most three library terms, and y =
 //     M·T⁻¹(fit) seeds the search (transform.go). A relativistic factor is
 //     (y/M)⁻² = 1 − (v/c)², a Gaussian log(y·σ) = c − ½(θ/σ)².
+//   - Link seeds: laws y = M·g(m) with monomials M and m and g one of
+//     exp, 1/(exp − 1), exp − 1, tanh and sech (Boltzmann, Bose–Einstein,
+//     diode, paramagnetic laws) are monomials under the inverted link,
+//     T_a(y/M) = m, which is linear in log space; the link's constant a is
+//     scanned, and when nothing seeded so far is exact, y = M·g(m) seeds
+//     the search (linkseeds.go).
 //   - Structure moves (AI Feynman's separability and symmetry): when no
 //     seed so far fits y as well as a smooth surrogate of the data
 //     (kernel ridge regression, smoother.go) does, the surrogate is tested

@@ -1,0 +1,582 @@
+package symbolic
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Link seeds: a monomial under a one-parameter link (AI Feynman's inverted
+// target, Udrescu & Tegmark 2020, Sci. Adv. 6:eaay2631, applied with a
+// fitted constant).
+//
+// Many laws are y = M·g(m) with M and m monomials of the inputs and g one
+// of a few functions of statistical physics: Boltzmann factors
+// n0·exp(−m·g·x/(k·T)), Bose–Einstein occupation 1/(exp(ħω/(k·T)) − 1),
+// diode currents I0·(exp(q·V/(k·T)) − 1), paramagnetic tanh and sech laws
+// n·μ·tanh(μ·B/(k·T)) and n0/(2·cosh(μ·B/(k·T))). Inverting g turns such a
+// law into a monomial: with z = y/M, T_a(z) = m for a link T_a with one
+// constant a (the 1/(2π) of ħ = h/(2π), the 2 of 2·cosh), and a monomial
+// is a linear fit in log space, log|T_a(z)| = log|c| + Σ p_j·log|x_j|. So
+// for each factor M (transformFactors), each link and a scan over a, the
+// pass measures how linear log|T_a(z)| is in the log-inputs, keeps the best
+// a, rounds the exponents and seeds y = M·g(c·Π x_j^p_j). The links, with
+// their inverses g written with exp:
+//
+//	log(a·z)       → z = exp(m)/a
+//	log(1 + a/z)   → z = a/(exp(m) − 1)
+//	log(1 + a·z)   → z = (exp(m) − 1)/a
+//	atanh(a·z)     → z = tanh(m)/a = (exp(2m) − 1)/((exp(2m) + 1)·a)
+//	acosh(a/z)     → z = a/cosh(m) = 2a/(exp(m) + exp(−m))
+//
+// Linear scaling absorbs the constant factors in front (1/a, 2a), and the
+// constant fitting of the search refines c and the constants inside g.
+
+// link is one inverted link T_a and its inverse g.
+type link struct {
+	name string
+	// t returns T_a(z) for z > 0, NaN outside its domain.
+	t func(z, a float64) float64
+	// scale maps the scan variable s ∈ [0, 1] to a for the sample zs
+	// (sorted ascending, positive).
+	scale func(s float64, zs []float64) float64
+	// g is the inverse numerically, up to a constant factor.
+	g func(m float64) float64
+	// inverse writes g(m), up to a constant factor, with m(k) the tree of
+	// k·m; when over is true it writes 1/g(m) instead, which the caller
+	// puts under M as M/(1/g(m)), a level shallower than M·(1/(…)).
+	inverse func(b *termBuilder, m func(k float64) tree) (g tree, over, ok bool)
+}
+
+// logScale maps s ∈ [0, 1] to a ∈ [10⁻³, 10³]·median(z) on a log scale.
+func logScale(s float64, zs []float64) float64 {
+	return zs[len(zs)/2] * math.Pow(10, 6*s-3)
+}
+
+var links = []link{
+	{name: "log", g: math.Exp, t: func(z, a float64) float64 { return math.Log(a * z) },
+		scale: func(s float64, zs []float64) float64 { return 1 / logScale(s, zs) },
+		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			return append(m(1), opNode(opExp)), false, true
+		}},
+	{name: "bose", g: func(m float64) float64 { return 1 / math.Expm1(m) }, t: func(z, a float64) float64 { return math.Log1p(a / z) },
+		scale: logScale,
+		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			if !b.has[opSub] || !b.has[opDiv] {
+				return nil, false, false
+			}
+			return append(m(1), opNode(opExp), constNode(1), opNode(opSub)), true, true
+		}},
+	{name: "expm1", g: math.Expm1, t: func(z, a float64) float64 { return math.Log1p(a * z) },
+		scale: func(s float64, zs []float64) float64 { return 1 / logScale(s, zs) },
+		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			if !b.has[opSub] {
+				return nil, false, false
+			}
+			return append(m(1), opNode(opExp), constNode(1), opNode(opSub)), false, true
+		}},
+	{name: "tanh", g: math.Tanh, t: func(z, a float64) float64 {
+		if u := a * z; u < 1 {
+			return math.Atanh(u)
+		}
+		return math.NaN()
+	},
+		// a·max z = tanh(r) for r from 0.05 to 6 (a·max z < 1).
+		scale: func(s float64, zs []float64) float64 { return math.Tanh(0.05+5.95*s) / zs[len(zs)-1] },
+		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			if b.has[opTanh] {
+				return append(m(1), opNode(opTanh)), false, true
+			}
+			if !b.has[opAdd] || !b.has[opSub] || !b.has[opDiv] {
+				return nil, false, false
+			}
+			e := append(m(2), opNode(opExp))
+			num := append(e.clone(), constNode(1), opNode(opSub))
+			den := append(e, constNode(1), opNode(opAdd))
+			return append(append(num, den...), opNode(opDiv)), false, true
+		}},
+	{name: "sech", g: func(m float64) float64 { return 1 / math.Cosh(m) }, t: func(z, a float64) float64 {
+		if u := a / z; u >= 1 {
+			return math.Acosh(u)
+		}
+		return math.NaN()
+	},
+		// a/max z = cosh(r) for r from 0.05 to 6 (a/z ≥ 1 on every row).
+		scale: func(s float64, zs []float64) float64 { return math.Cosh(0.05+5.95*s) * zs[len(zs)-1] },
+		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			if !b.has[opAdd] || !b.has[opDiv] {
+				return nil, false, false
+			}
+			t := append(m(1), opNode(opExp))
+			t = append(append(t, m(-1)...), opNode(opExp), opNode(opAdd))
+			return t, true, true
+		}},
+}
+
+const (
+	// linkRows is the number of rows (evenly spaced) the log-space fits use.
+	linkRows = 300
+	// linkGrid is the number of scan points of a link's constant before a
+	// golden-section refinement of the best.
+	linkGrid = 48
+	// linkRefine is the number of golden-section steps.
+	linkRefine = 40
+	// linkMaxRSS is the largest share of var(log|T_a(z)|) the monomial may
+	// leave unexplained for the pass to write a seed: the pass is for laws
+	// that are monomials under the link, up to noise.
+	linkMaxRSS = 1e-2
+	// maxLinkSeeds caps the seeds of this pass.
+	maxLinkSeeds = 4
+	// maxLinkRefactors is how many of the best fits get a refitted factor.
+	maxLinkRefactors = 6
+)
+
+// linkSeeds returns seeds M·g(c·Π x_j^p_j), best first (see above), or nil
+// when a seed so far already fits y exactly or the operators cannot write
+// the laws. A seed must fit y about as well as the sparse pass did, whose
+// smallest residual (a share of var(y)) is floor, as in transformSeeds.
+func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
+	b := newTermBuilder(p.g)
+	if !b.has[opExp] || !b.has[opMul] || len(p.y) < 20 || len(p.g.vars) > maxStructureVars {
+		return nil
+	}
+	full := newEvaluator(p.cols, len(p.y))
+	for _, t := range seeds {
+		if evaluate(full, p.y, t).loss <= exactNMSE*p.varY {
+			return nil
+		}
+	}
+	n := len(p.y)
+	rows := make([]int, min(n, linkRows))
+	for k := range rows {
+		rows[k] = k * n / len(rows)
+	}
+	var vars []int
+	for _, v := range p.g.vars {
+		if sameSign(p.cols[v]) {
+			vars = append(vars, v)
+		}
+	}
+	if len(vars) == 0 {
+		return nil
+	}
+	// The log-space design [1, log|x_j|] is the same for every link: its
+	// thin QR factor Q turns each fit into projections.
+	design := mat.NewDense(len(rows), len(vars)+1, nil)
+	for k, i := range rows {
+		design.Set(k, 0, 1)
+		for q, v := range vars {
+			design.Set(k, q+1, math.Log(math.Abs(p.cols[v][i])))
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(design)
+	var qFull mat.Dense
+	qr.QTo(&qFull)
+	q := mat.DenseCopyOf(qFull.Slice(0, len(rows), 0, len(vars)+1))
+	sub := make([][]float64, len(p.cols))
+	for _, j := range p.g.vars {
+		sub[j] = make([]float64, len(rows))
+		for k, i := range rows {
+			sub[j][k] = p.cols[j][i]
+		}
+	}
+	subEv := newEvaluator(sub, len(rows))
+
+	type candidate struct {
+		t    tree
+		loss float64
+	}
+	var cands []candidate
+	seen := map[uint64]bool{}
+	lt := make([]float64, len(rows))
+	// A hit is a factor and link whose monomial fits in log space; its
+	// g(m) without the factor gives a better factor (refactor).
+	type hit struct {
+		rss float64
+		pw  []float64 // the monomial's exponents over vars
+	}
+	var hits []hit
+	// exact is set once a candidate reproduces y: the rest of the pass
+	// can only add seeds the search does not need.
+	exact := false
+	add := func(t tree) {
+		if hs := t.hash(); !seen[hs] {
+			seen[hs] = true
+			if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
+				cands = append(cands, candidate{t, ind.loss})
+				exact = exact || ind.loss <= exactNMSE*p.varY
+			}
+		}
+	}
+	try := func(m tree) {
+		z := make([]float64, len(rows))
+		for k, i := range rows {
+			z[k] = p.y[i]
+		}
+		if m != nil {
+			mv := subEv.eval(m)
+			for k := range z {
+				z[k] /= mv[k]
+			}
+		}
+		if !sameSign(z) {
+			return
+		}
+		for k := range z {
+			z[k] = math.Abs(z[k])
+		}
+		zs := slices.Sorted(slices.Values(z))
+		for _, l := range links {
+			if p.timeUp() || exact {
+				return
+			}
+			// rss is the unexplained share of log|T_a(z)| in log space,
+			// +Inf when T_a(z) is undefined, zero or of both signs.
+			rss := func(a float64) float64 {
+				sign := 0.0
+				for k, v := range z {
+					t := l.t(v, a)
+					if math.IsNaN(t) || math.IsInf(t, 0) || t == 0 || (sign != 0 && (t > 0) != (sign > 0)) {
+						return math.Inf(1)
+					}
+					sign = t
+					lt[k] = math.Log(math.Abs(t))
+				}
+				return projectedRSS(q, lt)
+			}
+			s, best := scanLink(func(s float64) float64 { return rss(l.scale(s, zs)) })
+			a := l.scale(s, zs)
+			if !(best <= linkMaxRSS) {
+				continue
+			}
+			ts, pw := linkTrees(p, b, l, m, z, a, vars, rows)
+			if pw != nil {
+				hits = append(hits, hit{best, pw})
+			}
+			for _, t := range ts {
+				add(t)
+			}
+		}
+	}
+	factors := linkFactors(p, b, monos)
+	for _, m := range factors {
+		if p.timeUp() || exact {
+			break
+		}
+		try(m)
+	}
+	// Refactor: for the best hits' monomials m, each link's g(c·m) with c
+	// scanned so that y/g(c·m) is a monomial M', the factor, in log space.
+	// A Bose factor biases a factor fitted first (ħω³/(c²·(exp(ħω/kT) − 1))
+	// looks like ω²·k·T/c² in log space), while m comes out right.
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmpFloat(a.rss, b.rss) })
+	ySub := make([]float64, len(rows))
+	for k, i := range rows {
+		ySub[k] = p.y[i]
+	}
+	doneMono := map[uint64]bool{}
+	for _, h := range hits {
+		if p.timeUp() || exact || len(doneMono) >= maxLinkRefactors {
+			break
+		}
+		mono, ok := b.shallowMonomial(vars, h.pw)
+		if !ok || doneMono[mono.hash()] {
+			continue
+		}
+		doneMono[mono.hash()] = true
+		u := subEv.eval(mono)
+		inv := make([]float64, len(u))
+		for k, v := range u {
+			inv[k] = math.Abs(1 / v)
+		}
+		c0 := slices.Sorted(slices.Values(inv))[len(inv)/2]
+		r := make([]float64, len(rows))
+		for _, l := range links {
+			for _, sign := range []float64{1, -1} {
+				if sign < 0 && l.name != "log" {
+					continue
+				}
+				scale := func(s float64) float64 { return sign * c0 * math.Pow(10, 6*s-3) }
+				rss := func(s float64) float64 {
+					c := scale(s)
+					for k := range r {
+						g := l.g(c * u[k])
+						r[k] = ySub[k] / g
+						if g == 0 || math.IsNaN(r[k]) || math.IsInf(r[k], 0) {
+							return math.Inf(1)
+						}
+						if k > 0 && (r[k] > 0) != (r[0] > 0) {
+							return math.Inf(1)
+						}
+					}
+					for k, v := range r {
+						lt[k] = math.Log(math.Abs(v))
+					}
+					return projectedRSS(q, lt)
+				}
+				s, best := scanLink(rss)
+				if !(best <= linkMaxRSS) {
+					continue
+				}
+				c := scale(s)
+				rss(s) // leaves y/g(c·m) in r
+				m, ok := roundedPowerLaw(b, r, sub, vars)
+				if !ok {
+					m = nil
+				}
+				arg := func(k float64) tree { return append(append(tree{constNode(k * c)}, mono...), opNode(opMul)) }
+				if t, ok := linkTree(b, l, m, arg); ok && p.g.fits(t) {
+					add(t)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.loss, b.loss) })
+	var out []tree
+	for _, c := range cands[:min(len(cands), maxLinkSeeds)] {
+		out = append(out, c.t)
+	}
+	return out
+}
+
+// projectedRSS returns the share of v's variance left after projecting v
+// on the columns of the orthonormal q (whose first column spans the
+// constants), or +Inf when v is constant.
+func projectedRSS(q *mat.Dense, v []float64) float64 {
+	n, k := q.Dims()
+	var ss, mean float64
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(n)
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	if !(ss > 0) {
+		return math.Inf(1)
+	}
+	var total, proj float64
+	for _, x := range v {
+		total += x * x
+	}
+	raw := q.RawMatrix()
+	d := make([]float64, k)
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+k]
+		for c, qv := range row {
+			d[c] += qv * v[i]
+		}
+	}
+	for _, x := range d {
+		proj += x * x
+	}
+	return math.Max(total-proj, 0) / ss
+}
+
+// scanLink minimises f over s ∈ [0, 1]: a grid, then golden-section steps
+// around the best grid point. It returns the minimiser and the minimum.
+func scanLink(f func(s float64) float64) (float64, float64) {
+	bestS, best := 0.0, math.Inf(1)
+	for k := 0; k <= linkGrid; k++ {
+		s := float64(k) / linkGrid
+		if v := f(s); v < best {
+			bestS, best = s, v
+		}
+	}
+	if math.IsInf(best, 1) {
+		return bestS, best
+	}
+	lo, hi := math.Max(bestS-1.0/linkGrid, 0), math.Min(bestS+1.0/linkGrid, 1)
+	const phi = 0.6180339887498949
+	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	f1, f2 := f(x1), f(x2)
+	for k := 0; k < linkRefine; k++ {
+		if f1 <= f2 {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - phi*(hi-lo)
+			f1 = f(x1)
+		} else {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + phi*(hi-lo)
+			f2 = f(x2)
+		}
+	}
+	for _, c := range []struct{ s, v float64 }{{x1, f1}, {x2, f2}} {
+		if c.v < best {
+			bestS, best = c.s, c.v
+		}
+	}
+	return bestS, best
+}
+
+// linkTrees fits log|T_a(z)| = log|c| + Σ p_j·log|x_j| on the pass's rows,
+// rounds the exponents to integers and to halves, refits c and writes
+// M·g(c·Π x_j^p_j) for each rounding.
+func linkTrees(p *problem, b *termBuilder, l link, m tree, z []float64, a float64, vars, rows []int) ([]tree, []float64) {
+	n := len(rows)
+	t := make([]float64, n)
+	for k, v := range z {
+		t[k] = l.t(v, a)
+	}
+	sign := math.Copysign(1, t[0])
+	design := mat.NewDense(n, len(vars)+1, nil)
+	lt := mat.NewVecDense(n, nil)
+	for k, i := range rows {
+		design.Set(k, 0, 1)
+		for q, v := range vars {
+			design.Set(k, q+1, math.Log(math.Abs(p.cols[v][i])))
+		}
+		lt.SetVec(k, math.Log(math.Abs(t[k])))
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(design, lt); err != nil {
+		return nil, nil
+	}
+	var out []tree
+	var integer []float64
+	for _, step := range []float64{1, 0.5} {
+		pw := make([]float64, len(vars))
+		zero := true
+		for q := range vars {
+			pw[q] = math.Round(w.AtVec(q+1)/step) * step
+			zero = zero && pw[q] == 0
+		}
+		if zero {
+			continue
+		}
+		if step == 1 {
+			integer = pw
+		}
+		// log|c| is the mean of what the rounded monomial leaves.
+		var lc float64
+		for k := range rows {
+			r := lt.AtVec(k)
+			for q := range vars {
+				r -= pw[q] * design.At(k, q+1)
+			}
+			lc += r
+		}
+		c := sign * math.Exp(lc/float64(n))
+		mono, ok := b.shallowMonomial(vars, pw)
+		if !ok {
+			continue
+		}
+		arg := func(k float64) tree { return append(append(tree{constNode(k * c)}, mono...), opNode(opMul)) }
+		if g, ok := linkTree(b, l, m, arg); ok && p.g.fits(g) {
+			out = append(out, g)
+		}
+	}
+	return out, integer
+}
+
+// linkTree writes M·g(m) for link l, or g(m) when M is nil; arg(k) is the
+// tree of k·m.
+func linkTree(b *termBuilder, l link, m tree, arg func(k float64) tree) (tree, bool) {
+	g, over, ok := l.inverse(b, arg)
+	switch {
+	case !ok:
+		return nil, false
+	case over && m != nil:
+		g = append(append(m.clone(), g...), opNode(opDiv))
+	case over:
+		g = append(append(tree{constNode(1)}, g...), opNode(opDiv))
+	case m != nil:
+		g = append(append(m.clone(), g...), opNode(opMul))
+	}
+	return g, true
+}
+
+// linkFactors lists the factors M the links are tried under: those of the
+// target transforms, every single input and every product of two inputs
+// (n·μ of n·μ·tanh(μB/kT), ħω of the Bose law), without repeats.
+func linkFactors(p *problem, b *termBuilder, monos []tree) []tree {
+	ms := transformFactors(p, b, monos)
+	for a, i := range p.g.vars {
+		ms = append(ms, tree{varNode(i)})
+		if b.has[opMul] {
+			for _, j := range p.g.vars[a+1:] {
+				ms = append(ms, tree{varNode(i), varNode(j), opNode(opMul)})
+			}
+		}
+	}
+	out := ms[:1]
+	seen := map[uint64]bool{}
+	for _, m := range ms[1:] {
+		if h := m.hash(); !seen[h] {
+			seen[h] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// roundedPowerLaw fits log|r| = c + Σ p_j·log|x_j| over vars (columns of
+// cols, rows as r) and returns Π x_j^round(p_j), or false when r changes
+// sign or every exponent rounds to zero.
+func roundedPowerLaw(b *termBuilder, r []float64, cols [][]float64, vars []int) (tree, bool) {
+	if !sameSign(r) {
+		return nil, false
+	}
+	a := mat.NewDense(len(r), len(vars)+1, nil)
+	lr := mat.NewVecDense(len(r), nil)
+	for k := range r {
+		a.Set(k, 0, 1)
+		for q, v := range vars {
+			a.Set(k, q+1, math.Log(math.Abs(cols[v][k])))
+		}
+		lr.SetVec(k, math.Log(math.Abs(r[k])))
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(a, lr); err != nil {
+		return nil, false
+	}
+	pw := make([]float64, len(vars))
+	for q := range vars {
+		pw[q] = math.Round(w.AtVec(q + 1))
+	}
+	return b.shallowMonomial(vars, pw)
+}
+
+// shallowMonomial returns Π x_v^k as num/den, each a balanced product of
+// the positive powers, so that a monomial nested in a link's inverse keeps
+// within the depth limit; false when the operators cannot write it.
+func (b *termBuilder) shallowMonomial(vars []int, powers []float64) (tree, bool) {
+	var num, den []tree
+	for i, v := range vars {
+		k := powers[i]
+		if k == 0 {
+			continue
+		}
+		f, ok := b.power(v, math.Abs(k))
+		if !ok {
+			return nil, false
+		}
+		if k > 0 {
+			num = append(num, f)
+		} else {
+			den = append(den, f)
+		}
+	}
+	if (len(num) > 1 || len(den) > 1) && !b.has[opMul] || len(den) > 0 && !b.has[opDiv] {
+		return nil, false
+	}
+	var balanced func(fs []tree) tree
+	balanced = func(fs []tree) tree {
+		if len(fs) == 1 {
+			return fs[0]
+		}
+		h := len(fs) / 2
+		return append(append(balanced(fs[:h]), balanced(fs[h:])...), opNode(opMul))
+	}
+	switch {
+	case len(num) == 0 && len(den) == 0:
+		return nil, false
+	case len(den) == 0:
+		return balanced(num), true
+	case len(num) == 0:
+		return append(append(tree{constNode(1)}, balanced(den)...), opNode(opDiv)), true
+	}
+	return append(append(balanced(num), balanced(den)...), opNode(opDiv)), true
+}
