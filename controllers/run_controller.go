@@ -26,6 +26,7 @@ import (
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
 	"github.com/discolab/disco/internal/blob"
+	"github.com/discolab/disco/internal/conditions"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/ids"
 	"github.com/discolab/disco/internal/ledger"
@@ -195,18 +196,7 @@ func (r *RunReconciler) finish(ctx context.Context, run *discov1.Run, phase disc
 	// The controller charges, from the executor's own record when it has one; whatever the
 	// engine wrote into computeUnitsUsed is not trusted (issue 17, item 2).
 	run.Status.ComputeUnitsUsed = runexec.ChargedUnits(ctx, r.Executor, run, now.Time)
-	setCondition(&run.Status.Conditions, run, discov1.RunConditionFinished, metav1.ConditionTrue, reason, message)
-	succeeded, failed := metav1.ConditionFalse, metav1.ConditionTrue
-	if phase == discov1.RunCompleted {
-		succeeded, failed = metav1.ConditionTrue, metav1.ConditionFalse
-	}
-	setCondition(&run.Status.Conditions, run, discov1.RunConditionSucceeded, succeeded, reason, message)
-	setCondition(&run.Status.Conditions, run, discov1.RunConditionFailed, failed, reason, message)
-	ready := metav1.ConditionFalse
-	if phase == discov1.RunCompleted {
-		ready = metav1.ConditionTrue
-	}
-	setCondition(&run.Status.Conditions, run, discov1.ConditionReady, ready, reason, message)
+	conditions.SetRunFinished(run, phase, reason, message)
 }
 
 // admit starts a queued run when its campaign's budget admits it and the tenant has a free

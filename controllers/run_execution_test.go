@@ -147,6 +147,16 @@ var _ = Describe("Run execution (local executor)", func() {
 			g.Expect(run.Status.Phase).To(Equal(discov1.RunFailed))
 			g.Expect(run.Status.Message).To(ContainSubstring("nope"))
 		}, 60*time.Second).Should(Succeed())
+		// What `kubectl wait --for=condition=Failed` reads: every final condition says failed.
+		for typ, want := range map[string]metav1.ConditionStatus{
+			discov1.RunConditionFinished: metav1.ConditionTrue, discov1.RunConditionFailed: metav1.ConditionTrue,
+			discov1.RunConditionSucceeded: metav1.ConditionFalse, discov1.ConditionReady: metav1.ConditionFalse,
+		} {
+			cond := meta.FindStatusCondition(run.Status.Conditions, typ)
+			Expect(cond).NotTo(BeNil(), typ)
+			Expect(cond.Status).To(Equal(want), typ)
+			Expect(cond.Message).To(ContainSubstring("nope"), typ)
+		}
 		Eventually(func() int { return len(testEvents.ofType("run.failed", ids.FromName(run.Name))) }).Should(Equal(1))
 	})
 })

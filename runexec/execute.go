@@ -117,7 +117,7 @@ func (e *Execution) Execute(ctx context.Context, run *discov1.Run) error {
 			r.Status.CompletedAt = &now
 			r.Status.DurationMS = now.Sub(started).Milliseconds()
 			r.Status.ComputeUnitsUsed = computeUnits(now.Sub(started))
-			conditions.Set(&r.Status.Conditions, r, discov1.RunConditionFinished, metav1.ConditionTrue, discov1.ReasonFailed, msg)
+			conditions.SetRunFinished(r, discov1.RunFailed, discov1.ReasonFailed, msg)
 		}))
 	}
 	return nil
