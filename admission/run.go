@@ -2,8 +2,10 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	discov1 "github.com/discolab/disco/api/v1alpha1"
+	"github.com/discolab/disco/engine"
 	"github.com/discolab/disco/internal/governance"
 	"github.com/discolab/disco/internal/runspec"
 )
@@ -91,7 +94,53 @@ func (v *RunValidator) Handle(ctx context.Context, req admission.Request) admiss
 	if constraint != "" {
 		return deny(fmt.Sprintf("budget_exhausted (%s): %s", constraint, message))
 	}
-	return admission.Allowed("")
+	return v.checkSpec(ctx, req.Namespace, run)
+}
+
+// runSpecFields maps the engine's field names to where they are in a Run.
+var runSpecFields = map[string]string{
+	"mode":               "spec.mode",
+	"constraints":        "spec.parameters.constraints",
+	"target_variables":   "spec.parameters.targetVariables",
+	"max_complexity":     "spec.parameters.maxComplexity",
+	"epochs":             "spec.parameters.epochs",
+	"neural_backbone":    "spec.parameters.neuralBackbone",
+	"symbolic_prior":     "spec.parameters.symbolicPrior",
+	"negative_controls":  "spec.governance.negativeControls",
+	"evidence_threshold": "spec.governance.evidenceThreshold",
+}
+
+// checkSpec refuses what the engine refuses without reading the data, as the facade does
+// at submission (engine.Spec.ValidateParameters): a constraint that does not parse, a
+// dynamics: constraint without time:, and, once the dataset is profiled, targets and
+// constraint columns it does not have. A rule of the REST path holds on the Kubernetes
+// path too (issue 14); a Run written before its Dataset is profiled is checked without the
+// columns, and the engine checks it again with the data.
+func (v *RunValidator) checkSpec(ctx context.Context, namespace string, run *discov1.Run) admission.Response {
+	var variables []string
+	ds := &discov1.Dataset{}
+	if err := v.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: run.DatasetName()}, ds); err == nil {
+		variables = ds.Status.Variables
+	}
+	err := runspec.Engine(run.Spec, 0).ValidateParameters(variables)
+	if err == nil {
+		return admission.Allowed("")
+	}
+	var se *engine.SpecError
+	if !errors.As(err, &se) {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	field := runSpecFields[se.Field]
+	if field == "" {
+		field = se.Field
+	}
+	msg := fmt.Sprintf("%s: %s: %s", se.Code, field, se.Message)
+	if len(variables) > 0 && (se.Field == "target_variables" || se.Code == engine.CodeConstraintInvalid) {
+		msg += fmt.Sprintf(" (the dataset's columns: %s)", strings.Join(variables, ", "))
+	}
+	r := admission.Denied(msg)
+	r.Result.Code, r.Result.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+	return r
 }
 
 func (v *RunValidator) now() time.Time {

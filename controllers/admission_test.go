@@ -254,6 +254,48 @@ var _ = Describe("Runs through the Kubernetes API", func() {
 		forbidden(editor.Create(ctx, tight), "budget_exhausted (compute_units)")
 	})
 
+	It("refuses a run the engine would refuse, as REST does at submission", func() {
+		tenant, ns := newTenant()
+		p := newProject(tenant, ns)
+		editor := newUser("spec", "disco-editor", ns)
+		c := newCampaign(p, 10000, 20, nil)
+		ds := uploadCSV(p, linearCSV(100))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ds), ds)).To(Succeed())
+			g.Expect(ds.Status.Variables).To(Equal([]string{"a", "b", "c"}), "the suite's profiler")
+		}).Should(Succeed())
+		invalid := func(r *discov1.Run, says ...string) {
+			GinkgoHelper()
+			err := editor.Create(ctx, r)
+			Expect(err).To(HaveOccurred())
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+			for _, s := range says {
+				Expect(err.Error()).To(ContainSubstring(s))
+			}
+		}
+		on := func(dataset string, mutate func(*discov1.RunSpec)) *discov1.Run {
+			r := userRun(c, 5)
+			r.Spec.DatasetID = dataset
+			mutate(&r.Spec)
+			return r
+		}
+		profiled := ids.FromName(ds.Name)
+		invalid(on(profiled, func(s *discov1.RunSpec) { s.Parameters.Constraints = []string{"units:a=kgg/s"} }),
+			"constraint_invalid: spec.parameters.constraints", `"kgg"`)
+		invalid(on(profiled, func(s *discov1.RunSpec) { s.Parameters.Constraints = []string{"dynamics:a"} }),
+			"constraint_invalid", "time:<column>")
+		invalid(on(profiled, func(s *discov1.RunSpec) { s.Parameters.Constraints = []string{"time:b", "dynamics:a,wolf"} }),
+			`"wolf" is not a column`, "the dataset's columns: a, b, c")
+		invalid(on(profiled, func(s *discov1.RunSpec) { s.Parameters.TargetVariables = []string{"nope"} }),
+			"spec.parameters.targetVariables")
+		Expect(editor.Create(ctx, on(profiled, func(s *discov1.RunSpec) { s.Parameters.Constraints = []string{"time:b", "dynamics:a"} }))).To(Succeed())
+
+		// A run written before its dataset exists is checked without the columns.
+		later := ids.New(ids.Dataset)
+		invalid(on(later, func(s *discov1.RunSpec) { s.Parameters.Constraints = []string{"units:a=kgg/s"} }), "constraint_invalid")
+		Expect(editor.Create(ctx, on(later, func(s *discov1.RunSpec) { s.Parameters.TargetVariables = []string{"wolf"} }))).To(Succeed())
+	})
+
 	It("refuses runs in archived campaigns and projects", func() {
 		tenant, ns := newTenant()
 		p := newProject(tenant, ns)
