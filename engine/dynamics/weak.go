@@ -133,9 +133,17 @@ func weakRows(s segment, lib []Term, states, radius int, sd []float64, emit emit
 // Models, section 2.2): plain least squares on noisy library columns is
 // biased towards zero, the more so where columns are nearly collinear
 // (x and x·z when z varies little).
+//
+// Most terms do not depend on a given variable (a monomial without it, the
+// sin and cos of another), so ∂_vΘ is sparse: the sums run over the terms
+// whose derivative is not zero, which adds the same numbers in the same
+// order (the skipped products are zeros, and adding a zero to a sum that
+// started at +0 leaves it unchanged). A non-finite derivative makes the
+// products with zeros NaN, so then every term is kept.
 func noiseMoments(phi, dphi []float64, norm float64, lo, w int, jac [][]float64, sd []float64, m, vars, states int, noise, cross []float64) {
 	clear(noise)
 	clear(cross)
+	nz := make([]int, 0, m) // the terms with ∂_vΘ_j ≠ 0
 	for k, f := range phi {
 		J := jac[(lo+k)%w]
 		c := (f / norm) * (f / norm)
@@ -145,23 +153,43 @@ func noiseMoments(phi, dphi []float64, norm float64, lo, w int, jac [][]float64,
 			if s2 == 0 {
 				continue
 			}
-			for j := range m {
+			nz = nonZeroTerms(J, v, vars, m, nz[:0])
+			for _, j := range nz {
 				a := J[j*vars+v] * c * s2
 				if a == 0 {
 					continue
 				}
 				row := noise[j*m : (j+1)*m]
-				for l := range m {
+				for _, l := range nz {
 					row[l] += a * J[l*vars+v]
 				}
 			}
 			if v < states {
-				for j := range m {
+				for _, j := range nz {
 					cross[v*m+j] += cb * s2 * J[j*vars+v]
 				}
 			}
 		}
 	}
+}
+
+// nonZeroTerms appends to nz the terms j whose derivative J[j*vars+v] is
+// not zero, or every term when one of the derivatives is not finite.
+func nonZeroTerms(J []float64, v, vars, m int, nz []int) []int {
+	for j := range m {
+		g := J[j*vars+v]
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			nz = nz[:0]
+			for l := range m {
+				nz = append(nz, l)
+			}
+			return nz
+		}
+		if g != 0 {
+			nz = append(nz, j)
+		}
+	}
+	return nz
 }
 
 // weakRowCount is the number of rows weakRows emits for n samples.
