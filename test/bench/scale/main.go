@@ -60,7 +60,7 @@ var listClaims bool
 func main() {
 	child := flag.Bool("child", false, "run one point in this process and print it as JSON")
 	flag.BoolVar(&listClaims, "list", false, "child: list the passing claims")
-	mode := flag.String("mode", "causal", "symbolic, causal, causal-null (independent columns) or graph (causal.Discover alone)")
+	mode := flag.String("mode", "causal", "symbolic, causal, causal-null (independent columns), graph (causal.Discover alone), conservation or dynamics")
 	rows := flag.Int("rows", 1000, "rows")
 	cols := flag.Int("cols", 5, "columns")
 	seed := flag.Int64("seed", 1, "seed")
@@ -163,6 +163,7 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 	var names []string
 	var X [][]float64
 	var truth [][2]string
+	var clean [][]float64 // conservation: the states without noise
 	switch mode {
 	case "symbolic":
 		names, X = symbolicTable(rows, cols, uint64(seed))
@@ -172,6 +173,10 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 	case "causal", "graph":
 		s := bench.LinearSEM(fmt.Sprintf("scale-%dx%d", cols, rows), cols, rows, 2, "gaussian", uint64(seed))
 		names, X, truth = s.Data.Names, s.Data.Cols, s.Edges
+	case "conservation":
+		names, X, clean = oscillatorTable(rows, cols, uint64(seed))
+	case "dynamics":
+		names, X = dynamicsTable(rows, cols, uint64(seed))
 	default:
 		p.Error = "unknown mode " + mode
 		return p
@@ -200,8 +205,13 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 		return p
 	}
 	spec := engine.Spec{Mode: engine.Mode(strings.TrimSuffix(mode, "-null")), Seed: seed, TimeLimit: limit}
-	if mode == "symbolic" {
+	switch mode {
+	case "symbolic":
 		spec.Targets = []string{"y"}
+	case "conservation":
+		spec = conservationSpec(names, seed, limit)
+	case "dynamics":
+		spec = dynamicsSpec(names, seed, limit)
 	}
 	res, err := engine.Discover(ctx, frameOf(names, X), spec, nil)
 	p.WallS = time.Since(start).Seconds()
@@ -233,6 +243,12 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 			}
 		}
 		p.Extra["skeleton_f1"] = skeletonF1(edges, truth)
+	}
+	switch mode {
+	case "conservation":
+		scoreConservation(&p, res, names, clean)
+	case "dynamics":
+		scoreDynamics(&p, res, len(names)-2)
 	}
 	if mode == "symbolic" && res.Summary.BestClaimIndex >= 0 {
 		p.Extra["best_r2"] = valueOr(res.Claims[res.Summary.BestClaimIndex].Evidence.RSquared)
