@@ -157,6 +157,8 @@ var _ = Describe("Run execution (local executor)", func() {
 			Expect(cond.Status).To(Equal(want), typ)
 			Expect(cond.Message).To(ContainSubstring("nope"), typ)
 		}
+		// The pipeline shows where it failed: the data did not validate.
+		Expect(run.Status.Pipeline.Stages).To(ContainElement(And(HaveField("Name", "data_validation"), HaveField("Status", "failed"))))
 		Eventually(func() int { return len(testEvents.ofType("run.failed", ids.FromName(run.Name))) }).Should(Equal(1))
 	})
 })
