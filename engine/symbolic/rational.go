@@ -437,7 +437,7 @@ func rationalTree(b *termBuilder, f rationalFit, numTrees, denTrees []tree, k in
 		numTerms = append(numTerms, term(numTrees, j))
 		numW = append(numW, f.numW[p])
 	}
-	num, ok := b.linearCombination(numTerms, numW)
+	num, ok := b.linearCombination(dropNumericalZeros(numTerms, numW))
 	if !ok {
 		return nil, false
 	}
@@ -447,7 +447,7 @@ func rationalTree(b *termBuilder, f rationalFit, numTrees, denTrees []tree, k in
 		denTerms = append(denTerms, term(denTrees, j))
 		denW = append(denW, -f.denW[p])
 	}
-	den, ok := b.linearCombination(denTerms, denW)
+	den, ok := b.linearCombination(dropNumericalZeros(denTerms, denW))
 	if !ok {
 		return nil, false
 	}
@@ -460,4 +460,28 @@ func rationalTree(b *termBuilder, f rationalFit, numTrees, denTrees []tree, k in
 		}
 	}
 	return simplifyTree(t), true
+}
+
+// numericalZero is the weight, relative to the largest of its sum, below
+// which a least-squares weight is rounding error: the weights of an exact
+// support agree to about 1e-12, and a term the relation does not need
+// gets a weight of that order (an intercept of 2e-14 beside weights of 1),
+// which would cost the seed its place under the complexity limit.
+const numericalZero = 1e-9
+
+// dropNumericalZeros returns the terms and weights without those whose
+// weight is numerically zero; it keeps at least the largest.
+func dropNumericalZeros(terms []tree, w []float64) ([]tree, []float64) {
+	var top float64
+	for _, v := range w {
+		top = math.Max(top, math.Abs(v))
+	}
+	var ts []tree
+	var ws []float64
+	for i, v := range w {
+		if math.Abs(v) > numericalZero*top {
+			ts, ws = append(ts, terms[i]), append(ws, v)
+		}
+	}
+	return ts, ws
 }
