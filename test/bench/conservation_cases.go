@@ -5,38 +5,36 @@ import "math"
 // LotkaVolterra: x' = αx − βxy, y' = δxy − γy with α = 2/3, β = 4/3,
 // γ = δ = 1; first integral δx − γ ln x + βy − α ln y (needs logarithms).
 func LotkaVolterra(noise float64) *Trajectories {
-	const alpha, beta, gamma, delta = 2.0 / 3, 4.0 / 3, 1.0, 1.0
-	var inits [][]float64
-	for _, c := range [][2]float64{{1, 1}, {1.5, 1}, {2, 0.8}, {0.6, 1.4}, {2.5, 0.4}, {1.2, 2}} {
-		inits = append(inits, []float64{c[0], c[1]})
-	}
-	return simulate("lotka_volterra", []string{"x", "y"}, inits,
-		func(s []float64) []float64 {
-			return []float64{alpha*s[0] - beta*s[0]*s[1], delta*s[0]*s[1] - gamma*s[1]}
-		},
-		0.01, 5, 200, noise,
-		func(s []float64) float64 {
-			return delta*s[0] - gamma*math.Log(s[0]) + beta*s[1] - alpha*math.Log(s[1])
-		}, "x - log(x) + 4/3*y - 2/3*log(y)")
+	return lotkaVolterra("lotka_volterra", [4]float64{2.0 / 3, 4.0 / 3, 1, 1},
+		[][2]float64{{1, 1}, {1.5, 1}, {2, 0.8}, {0.6, 1.4}, {2.5, 0.4}, {1.2, 2}}, 5, 200, noise,
+		"x - log(x) + 4/3*y - 2/3*log(y)")
 }
 
 // LotkaVolterraWide: the same law with α = 1, β = 0.5, γ = 1.5, δ = 0.75 on
 // four wide orbits, on which a six-term polynomial and cosine combination
 // also approximates the integral 0.75x − 1.5 ln x + 0.5y − ln y.
 func LotkaVolterraWide(noise float64) *Trajectories {
-	const alpha, beta, gamma, delta = 1.0, 0.5, 1.5, 0.75
+	return lotkaVolterra("lotka_volterra_wide", [4]float64{1, 0.5, 1.5, 0.75},
+		[][2]float64{{2, 1}, {3, 2}, {1, 3}, {4, 1.5}}, 3, 500, noise,
+		"0.75*x - 1.5*log(x) + 0.5*y - log(y)")
+}
+
+// lotkaVolterra simulates the law with p = (α, β, γ, δ) from each start,
+// keeping every sub-th RK4 step of 0.01, samples per orbit.
+func lotkaVolterra(name string, p [4]float64, starts [][2]float64, sub, samples int, noise float64, truth string) *Trajectories {
+	alpha, beta, gamma, delta := p[0], p[1], p[2], p[3]
 	var inits [][]float64
-	for _, c := range [][2]float64{{2, 1}, {3, 2}, {1, 3}, {4, 1.5}} {
+	for _, c := range starts {
 		inits = append(inits, []float64{c[0], c[1]})
 	}
-	return simulate("lotka_volterra_wide", []string{"x", "y"}, inits,
+	return simulate(name, []string{"x", "y"}, inits,
 		func(s []float64) []float64 {
 			return []float64{alpha*s[0] - beta*s[0]*s[1], delta*s[0]*s[1] - gamma*s[1]}
 		},
-		0.01, 3, 500, noise,
+		0.01, sub, samples, noise,
 		func(s []float64) float64 {
 			return delta*s[0] - gamma*math.Log(s[0]) + beta*s[1] - alpha*math.Log(s[1])
-		}, "0.75*x - 1.5*log(x) + 0.5*y - log(y)")
+		}, truth)
 }
 
 // KeplerInvariants: planar orbits around GM = 1 of several sizes, shapes
