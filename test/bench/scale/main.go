@@ -73,7 +73,17 @@ func main() {
 	pcSize := flag.String("pc", "", "compare with causal-learn PC at ROWSxCOLS (e.g. 100000x200) instead of sweeping")
 	python := flag.String("python", os.ExpandEnv("$HOME/.cache/disco/benchvenv/bin/python"), "python with causal-learn (the venv of test/bench/run-engine.sh)")
 	pcScript := flag.String("pc-script", "test/bench/scale/pc.py", "the PC runner")
+	files := flag.String("files", "", "instead of sweeping: write each file format:ROWSxCOLS,... (parquet or csv, N(0,1) doubles) under -file-dir, measure profiling and upload validation of it in children, delete it")
+	fileDir := flag.String("file-dir", os.TempDir(), "-files: where the files are written")
+	file := flag.String("file", "", "child: the file of -mode profile or validate")
 	flag.Parse()
+	if *files != "" {
+		if err := fileSweep(*files, *fileDir, *out, *childBin); err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *pcSize != "" {
 		pts, err := parseGrid("pc:" + *pcSize)
 		if err != nil || len(pts) != 1 {
@@ -93,6 +103,10 @@ func main() {
 				os.Exit(1)
 			}
 		}
+		return
+	}
+	if *child && *file != "" {
+		_ = json.NewEncoder(os.Stdout).Encode(runFile(*mode, *file))
 		return
 	}
 	if *child {
