@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A run over Lotka–Volterra trajectories claims the first integral
@@ -33,7 +32,7 @@ func TestDiscoverConservationWithLogarithms(t *testing.T) {
 	}
 	fr := frameOf(t, []string{"traj", "x", "y"}, traj, x, y)
 	res, err := Discover(context.Background(), fr, Spec{Mode: ModeSymbolic, Targets: []string{"y"}, Seed: 1,
-		TimeLimit: 2 * time.Second, Parameters: Parameters{Constraints: []string{"trajectory:traj"}}}, nil)
+		Parameters: Parameters{Epochs: 30, Constraints: []string{"trajectory:traj"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,12 @@ import (
 // its limit still returns the best result found so far.
 const searchShare = 0.7
 
+// refitEnd is the part of the time limit by which the refits after the
+// search (cross-validation, bootstrap, the causal noise rerun, the
+// conservation bootstrap) must be done; the rest is kept for the controls,
+// the claims and the artifacts.
+const refitEnd = 0.9
+
 // runner carries the state of one Discover call and the pipeline steps
 // every mode shares; each mode's method (mode.go) embeds it.
 type runner struct {
@@ -25,6 +31,9 @@ type runner struct {
 	result  *Result
 	start   time.Time
 	timeout time.Time // zero when the run has no time limit
+	// now is the clock the stages after the search read the deadline from
+	// (time.Now; tests move it to expire the limit at a chosen stage).
+	now func() time.Time
 }
 
 // Discover runs the discovery pipeline on f as spec asks and reports stage
@@ -34,7 +43,13 @@ type runner struct {
 // returned and Summary.TimedOut is set. Results are deterministic for a
 // given spec.Seed.
 func Discover(ctx context.Context, f *data.Frame, spec Spec, r Reporter) (*Result, error) {
-	run := &runner{track: newTracker(r), start: time.Now()}
+	return discover(ctx, f, spec, r, time.Now)
+}
+
+// discover is Discover with the clock the stages after the search read the
+// run's deadline from.
+func discover(ctx context.Context, f *data.Frame, spec Spec, r Reporter, now func() time.Time) (*Result, error) {
+	run := &runner{track: newTracker(r), start: now(), now: now}
 	run.track.begin(StageDataValidation)
 	p, err := spec.resolve(f)
 	if err != nil {
@@ -65,7 +80,7 @@ func Discover(ctx context.Context, f *data.Frame, spec Spec, r Reporter) (*Resul
 	run.summarise()
 	run.track.finish(StatusCompleted)
 	run.result.Summary.Stages = run.track.stages()
-	run.result.Summary.DurationMS = time.Since(run.start).Milliseconds()
+	run.result.Summary.DurationMS = now().Sub(run.start).Milliseconds()
 	return run.result, nil
 }
 
@@ -78,17 +93,108 @@ func (r *runner) searchContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithDeadline(ctx, r.start.Add(budget))
 }
 
-// remaining is the search time left, for algorithms that take a limit
-// rather than a context; zero means no limit.
-func (r *runner) remaining() time.Duration {
-	if r.timeout.IsZero() {
+// limitOf is the time left before ctx's deadline, for algorithms that take
+// a limit rather than a context: zero when ctx has no deadline (no limit),
+// and at least minLimit otherwise, since a zero limit would mean none.
+func limitOf(ctx context.Context) time.Duration {
+	deadline, ok := ctx.Deadline()
+	if !ok {
 		return 0
 	}
-	left := time.Until(r.start.Add(time.Duration(float64(r.timeout.Sub(r.start)) * searchShare)))
-	if left < 10*time.Millisecond {
-		left = 10 * time.Millisecond
+	return max(time.Until(deadline), minLimit)
+}
+
+// minLimit is the smallest time limit limitOf hands an algorithm.
+const minLimit = 10 * time.Millisecond
+
+// expired reports whether the run's time limit has passed, and records it
+// in Summary.TimedOut when it has. Stages after the search call it before
+// work that decides a claim's evidence, and skip that work once it is true.
+func (r *runner) expired() bool {
+	if r.timeout.IsZero() || r.now().Before(r.timeout) {
+		return false
 	}
-	return left
+	r.result.Summary.TimedOut = true
+	return true
+}
+
+// stageContext bounds a stage after the search by the run's deadline (the
+// whole time limit, not the search's share of it).
+func (r *runner) stageContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.timeout.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, r.timeout.Sub(r.now()))
+}
+
+// refitSchedule shares the time left after the search among a known number
+// of refits, in the order they run: each refit, as it starts, gets an equal
+// share of the time left before refitEnd of the limit among the refits
+// still to run, so time one refit leaves unused goes to the next ones. A
+// refit that would start after that point is not run (skipped). Without a time limit
+// every refit runs unbounded, as before.
+type refitSchedule struct {
+	r       *runner
+	end     time.Time
+	pending int
+	// skipped counts the refits not run, or ended by the deadline with no
+	// result: a measure whose refits were skipped is not decided.
+	skipped int
+}
+
+// refits starts a schedule for n refits.
+func (r *runner) refits(n int) *refitSchedule {
+	s := &refitSchedule{r: r, pending: n}
+	if !r.timeout.IsZero() {
+		s.end = r.start.Add(time.Duration(float64(r.timeout.Sub(r.start)) * refitEnd))
+	}
+	return s
+}
+
+// next returns the context of the next refit, whose deadline is its share,
+// or ok false when no time is left for it (the refit is then not run, the
+// schedule incomplete and Summary.TimedOut set). The caller must call
+// cancel when ok.
+func (s *refitSchedule) next(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
+	share := 1
+	if s.pending > 1 {
+		share = s.pending
+	}
+	s.pending--
+	if s.end.IsZero() {
+		ctx, cancel = context.WithCancel(ctx)
+		return ctx, cancel, true
+	}
+	left := s.end.Sub(s.r.now())
+	if left <= 0 {
+		s.skip()
+		return nil, nil, false
+	}
+	ctx, cancel = context.WithTimeout(ctx, left/time.Duration(share))
+	return ctx, cancel, true
+}
+
+// rest bounds work that precedes the refits and shares their time (the
+// conservation search) by the schedule's end; without a limit it is
+// unbounded.
+func (s *refitSchedule) rest(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.end.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, s.end.Sub(s.r.now()))
+}
+
+// done records how a refit that ran on ctx ended: an error because its
+// share expired leaves the schedule incomplete.
+func (s *refitSchedule) done(ctx context.Context, err error) {
+	if err != nil && ctx.Err() != nil {
+		s.skip()
+	}
+}
+
+func (s *refitSchedule) skip() {
+	s.skipped++
+	s.r.result.Summary.TimedOut = true
 }
 
 // searchFailed turns an algorithm error into the run's error, telling a

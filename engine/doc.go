@@ -115,20 +115,31 @@
 //
 // A quarter of the rows (chronologically the last quarter when a time
 // column is given, else a seeded random quarter) is held out; searches use
-// the rest (at most 2,000 rows). Negative controls and held_out_r_squared
-// are computed on held-out rows only, so a search that fits noise cannot
-// pass its controls (see engine/controls for the tests and p-values).
+// the rest. Subsampling rule (issue 18, item 4): the search and every refit
+// train on at most 2,000 rows of the training split, and the permutation
+// controls test on at most 2,000 held-out rows, each subsample evenly
+// spaced over its split in row order, so it is the same for a seed and
+// cost stops growing with the rows. The fit evidence is computed on all
+// rows: r_squared on every row, held_out_r_squared on every row the search
+// did not train on (for time-ordered data, every row of the chronological
+// hold-out), streamed over the columns in chunks without copying the
+// table. Negative controls and held_out_r_squared use held-out rows only,
+// so a search that fits noise cannot pass its controls (see
+// engine/controls for the tests and p-values).
 //
-// Law evidence: r_squared (all rows), held_out_r_squared,
-// cross_validation_score (mean R² over 5 folds, each refit with 30 % of the
-// search effort, when cross_validate is set; else the held-out R²),
+// Law evidence: r_squared (all rows), held_out_r_squared (all rows the
+// search did not train on), cross_validation_score (mean R² over 5 folds,
+// each refit with 30 % of the search effort on at most 2,000 rows of the
+// other folds and measured on all rows of its own, when cross_validate is
+// set; else the held-out R²; absent when the time limit left a fold out),
 // complexity, bootstrap_stability, negative_controls_passed,
 // negative_controls (name -> {passed, p_value}); dimensionally_consistent
 // (see Units) when the run declares the units of the target and of every
 // variable the law uses, absent otherwise. placebo_cause is a causal
 // control and is not run for laws.
 //
-// Causal controls are computed on the held-out rows from the partial
+// Causal controls are computed on the held-out subsample (at most 2,000
+// rows; the graph is learned on the training subsample) from the partial
 // correlation of cause and effect given the effect's other parents (lagged
 // edges: given the effect's previous value). noise_feature for an edge also
 // reruns discovery with a Gaussian noise column added and fails when the
@@ -145,7 +156,8 @@
 // and effect whose values are all 0 or 1 with both present: indicator
 // columns that mark perturbed rows. It may be empty.
 //
-// Conservation evidence: relative_variation (held-out rows), trajectories,
+// Conservation evidence: relative_variation (all rows the search did not
+// use; its noise_feature control runs on the held-out subsample), trajectories,
 // bootstrap_stability (trajectory resamples reproducing the expression),
 // negative_controls_passed and negative_controls (noise_feature only).
 //
@@ -153,7 +165,8 @@
 // cross_validation_score are the equation's 5-fold cross-validated R² on
 // the weak-form regression rows; simulation_horizon, persistence_horizon
 // and simulation_nrmse come from simulating the system from held-out
-// initial conditions (engine/dynamics); term_inclusion is each term's share
+// initial conditions (engine/dynamics, which holds out whole trajectories
+// itself and uses every row); term_inclusion is each term's share
 // of the 20 subsampled refits, bootstrap_stability the smallest of them;
 // complexity counts each term's degree (sin, cos: 2) plus one for its
 // coefficient. negative_controls are held_out_simulation and time_shuffle,
@@ -172,7 +185,8 @@
 //
 //	0.40*fit + 0.30*controls passed fraction + 0.20*bootstrap stability + 0.10*parsimony
 //
-// capped at 0.5 when a control failed or none ran. fit is the held-out R²
+// capped at 0.5 when a control failed or none ran, or when the claim is
+// not decided (see Time limit). fit is the held-out R²
 // (law), causal_confidence (causal) or 1 - relative_variation/0.02
 // (conservation), clipped to [0, 1]; parsimony is
 // max(0, 1 - (complexity-1)/max_complexity) (causal: complexity is 1 + the
@@ -185,7 +199,33 @@
 //
 // Searches get 70 % of Spec.TimeLimit; when it expires they return their
 // best model so far, the rest of the pipeline runs on it and
-// Summary.TimedOut is set.
+// Summary.TimedOut is set. Every stage after the search keeps to the
+// limit as well, in every mode:
+//
+//   - The refits after the search share the time left until 90 % of the
+//     limit: the cross-validation folds and bootstrap refits of every
+//     target (law modes), the noise_feature rerun and the bootstrap reruns
+//     (causal), the bootstrap searches (conservation). Each refit, as it
+//     starts, gets an equal share of the time left until then among the
+//     refits still to run, as its own time limit; time a refit leaves
+//     unused goes to the next ones. A refit that would start after that
+//     point is not run. The conservation search that follows the laws of a
+//     symbolic or neuro-symbolic run also ends by then; when it does not
+//     finish the run keeps its laws and has no conservation claim. The
+//     time-shuffled refits of a dynamics run end at the limit itself.
+//   - Once the limit has passed, a claim's negative controls are not run:
+//     each is reported failed with p_value 1.
+//   - A claim whose controls were not run, or one of whose refits the
+//     limit left out (or ended without a result), is not decided: its
+//     negative_controls_passed is false, its score capped at 0.5 as for a
+//     failed control, its summary says "not decided: the time limit
+//     expired first", and Summary.TimedOut is set. It never passes on
+//     evidence the limit left out; bootstrap_stability counts refits not
+//     run as not reproducing the claim.
+//
+// With time enough nothing is cut, and results are the same for a seed as
+// without a limit; the fit evidence (held_out_r_squared, r_squared,
+// relative_variation), being one pass over the rows, is always computed.
 //
 // # Epochs
 //
@@ -197,6 +237,7 @@
 // simpler or, on noisy data, once the chosen law has stopped changing and
 // its residuals look like noise (the symbolic package's "settle" rule). A
 // search with more generations than fit in the time limit runs until 3/4 of
-// the search time, and the refits share the rest. Summary.Searches says, per
+// the search time, and the refits share the time after it (see Time
+// limit). Summary.Searches says, per
 // target, how many generations ran and which of these ended the search.
 package engine

@@ -78,31 +78,50 @@ type lawEvaluation struct {
 	rSquared, heldOut, cv float64
 	controls              map[string]controls.Result
 	stability             float64
+	// decided is false when the time limit expired before the law's
+	// controls ran or before its target's refits were all made: the law
+	// then cannot pass (controls.Components.Undecided).
+	decided bool
 }
 
-// evaluateLaw measures a law: fit on all rows, held-out fit, cross
-// validation, negative controls on the held-out rows and bootstrap
-// stability.
+// refitEvidence is what a target's refits measured: the cross-validated R²
+// (NaN when not asked for, or when the time limit left a fold out), the
+// form of each bootstrap refit, and whether every refit was made.
+type refitEvidence struct {
+	cv       float64
+	forms    []string
+	complete bool
+}
+
+// evaluateLaw measures a law: fit on all rows, held-out fit on every row
+// the search did not train on (lawFit), negative controls on the held-out
+// subsample and bootstrap stability.
 // The method-level measurements (cross-validation, bootstrap refits) are
-// computed once per target and passed in as cv (NaN when not asked for) and
-// forms.
+// computed once per target and passed in as refits.
 //
 // tests is the number of laws tested for the target (the chosen law and its
 // alternatives, at most 1+maxAlternatives = 3, so the permutation floor of
 // 0.01 stays below Alpha/tests); their controls are corrected for it
 // (controls.Bonferroni): several laws are several chances to pass by luck.
-func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []string, tests int) lawEvaluation {
+//
+// When the run's time limit has expired the controls are not run: each is
+// reported failed with p-value 1 (notRun) and the law is not decided.
+func (r *runner) evaluateLaw(m *lawModel, y []float64, refits refitEvidence, tests int) lawEvaluation {
 	d := r.data
-	ev := lawEvaluation{controls: map[string]controls.Result{}}
-	ev.rSquared = controls.RSquared(y, m.predict(d.X))
-	Xh, yh := rowsOf(d.X, d.holdout), pickRows(y, d.holdout)
-	ev.heldOut = controls.RSquared(yh, m.predict(Xh))
-	ev.cv = cv
+	ev := lawEvaluation{decided: refits.complete}
+	ev.rSquared, ev.heldOut = d.lawFit(m, y)
+	ev.cv = refits.cv
 	if !r.plan.spec.Parameters.CrossValidate {
 		ev.cv = ev.heldOut
 	}
-	ev.controls = r.lawControls(m, Xh, yh)
-	controls.Bonferroni(ev.controls, tests)
+	if r.expired() {
+		ev.controls = notRun(r.lawControlNames())
+		ev.decided = false
+	} else {
+		Xh, yh := rowsOf(d.X, d.holdout), pickRows(y, d.holdout)
+		ev.controls = r.lawControls(m, Xh, yh)
+		controls.Bonferroni(ev.controls, tests)
+	}
 	if !(ev.heldOut > 0) {
 		// A law that predicts unseen rows worse than their mean has shown no skill for a
 		// control to confirm, whatever the permutations say: on data with no law, a
@@ -113,15 +132,37 @@ func (r *runner) evaluateLaw(m *lawModel, y []float64, cv float64, forms []strin
 		}
 	}
 	agree := 0
-	for _, f := range forms {
+	for _, f := range refits.forms {
 		if f == m.formKey() {
 			agree++
 		}
 	}
-	if len(forms) > 0 {
-		ev.stability = float64(agree) / float64(len(forms))
+	if len(refits.forms) > 0 {
+		ev.stability = float64(agree) / float64(len(refits.forms))
 	}
 	return ev
+}
+
+// lawControlNames are the requested controls that apply to laws.
+func (r *runner) lawControlNames() []string {
+	var out []string
+	for _, name := range r.plan.controls {
+		if name != ControlPlaceboCause {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// notRun reports each named control as not run: failed, with p-value 1 (no
+// evidence against the null), so that a claim never passes on a control the
+// time limit left out.
+func notRun(names []string) map[string]controls.Result {
+	out := make(map[string]controls.Result, len(names))
+	for _, name := range names {
+		out[name] = controls.Result{Passed: false, PValue: 1}
+	}
+	return out
 }
 
 // lawControls runs the requested controls that apply to laws; placebo_cause
@@ -157,34 +198,44 @@ func (r *runner) lawControls(m *lawModel, Xh [][]float64, yh []float64) map[stri
 	return out
 }
 
-// crossValidate refits on k-1 folds of all rows with reduced effort and
-// returns the mean R² on the left-out folds.
-func (r *runner) crossValidate(ctx context.Context, y []float64, fit lawFitter) float64 {
+// crossValidate refits on k-1 folds of all rows (at most maxTrainRows of
+// them, thinned) with reduced effort and returns the mean R² on the
+// left-out folds, each measured on all of its rows (rSquaredOn); NaN when
+// no fold could be measured or the schedule left a fold out.
+func (r *runner) crossValidate(ctx context.Context, y []float64, fit lawFitter, sched *refitSchedule) float64 {
 	n := len(y)
 	perm := rand.New(rand.NewSource(r.plan.spec.Seed + 7)).Perm(n)
-	total, folds := 0.0, 0
+	fold := make([]uint8, n)
+	for pos, i := range perm {
+		fold[i] = uint8(pos % crossValidateK)
+	}
+	total, folds, skipped := 0.0, 0, sched.skipped
 	for k := 0; k < crossValidateK; k++ {
-		var trainRows, testRows []int
+		trainRows := make([]int, 0, n-n/crossValidateK)
 		for pos, i := range perm {
-			if pos%crossValidateK == k {
-				testRows = append(testRows, i)
-			} else {
+			if pos%crossValidateK != k {
 				trainRows = append(trainRows, i)
 			}
 		}
 		trainRows = thin(trainRows, maxTrainRows)
-		m, err := fit(ctx, rowsOf(r.data.X, trainRows), pickRows(y, trainRows), effortRefit, r.plan.spec.Seed+int64(k)+1)
+		refitCtx, cancel, ok := sched.next(ctx)
+		if !ok {
+			continue
+		}
+		m, err := fit(refitCtx, rowsOf(r.data.X, trainRows), pickRows(y, trainRows), effortRefit, r.plan.spec.Seed+int64(k)+1)
+		sched.done(refitCtx, err)
+		cancel()
 		if err != nil || m == nil {
 			continue
 		}
-		r2 := controls.RSquared(pickRows(y, testRows), m.predict(rowsOf(r.data.X, testRows)))
+		r2 := r.data.rSquaredOn(m, y, 1, func(_, i int) bool { return int(fold[i]) == k })[0]
 		if math.IsNaN(r2) {
 			continue
 		}
 		total += r2
 		folds++
 	}
-	if folds == 0 {
+	if folds == 0 || sched.skipped > skipped {
 		return math.NaN()
 	}
 	return total / float64(folds)
@@ -192,8 +243,9 @@ func (r *runner) crossValidate(ctx context.Context, y []float64, fit lawFitter) 
 
 // bootstrapForms refits on bootstrap resamples of the training rows with
 // reduced effort and returns the form of each refit ("" when a refit
-// failed); a law's stability is the fraction of forms equal to its own.
-func (r *runner) bootstrapForms(ctx context.Context, y []float64, fit lawFitter) []string {
+// failed or the schedule left it out); a law's stability is the fraction
+// of forms equal to its own.
+func (r *runner) bootstrapForms(ctx context.Context, y []float64, fit lawFitter, sched *refitSchedule) []string {
 	rng := r.rng("bootstrap")
 	forms := make([]string, bootstrapRounds)
 	for b := range forms {
@@ -201,7 +253,13 @@ func (r *runner) bootstrapForms(ctx context.Context, y []float64, fit lawFitter)
 		for k := range rows {
 			rows[k] = r.data.train[rng.Intn(len(r.data.train))]
 		}
-		refit, err := fit(ctx, rowsOf(r.data.X, rows), pickRows(y, rows), effortRefit, r.plan.spec.Seed+100+int64(b))
+		refitCtx, cancel, ok := sched.next(ctx)
+		if !ok {
+			continue
+		}
+		refit, err := fit(refitCtx, rowsOf(r.data.X, rows), pickRows(y, rows), effortRefit, r.plan.spec.Seed+100+int64(b))
+		sched.done(refitCtx, err)
+		cancel()
 		if err == nil && refit != nil {
 			forms[b] = refit.formKey()
 		}
@@ -216,14 +274,18 @@ func (r *runner) lawClaim(target string, m *lawModel, ev lawEvaluation) Claim {
 		vars[k] = r.data.features[j]
 	}
 	slices.Sort(vars)
-	passed := controls.AllPassed(ev.controls)
-	score := controls.Score(controls.Components{Fit: ev.heldOut, Controls: ev.controls,
+	passed := ev.decided && controls.AllPassed(ev.controls)
+	score := controls.Score(controls.Components{Fit: ev.heldOut, Controls: ev.controls, Undecided: !ev.decided,
 		Stability: ev.stability, Complexity: m.complexity, MaxComplexity: r.plan.spec.maxComplexity()})
 	expr := m.expression
 	if !strings.Contains(expr, "=") {
 		expr = target + " = " + expr
 	}
-	summary := fmt.Sprintf("%s (held-out R² %.3f, negative controls %s)", expr, finite(ev.heldOut), passWord(passed))
+	summary := fmt.Sprintf("%s (held-out R² %.3f, negative controls %s)", expr, finite(ev.heldOut), decidedWord(passed, ev.decided))
+	cv := f64(round4(ev.cv))
+	if math.IsNaN(ev.cv) && r.plan.spec.Parameters.CrossValidate && !ev.decided {
+		cv = nil // the time limit left a fold out: no score rather than a partial one
+	}
 	return Claim{
 		Type:    ClaimLaw,
 		Summary: summary,
@@ -233,7 +295,7 @@ func (r *runner) lawClaim(target string, m *lawModel, ev lawEvaluation) Claim {
 		Evidence: Evidence{
 			RSquared:                f64(round4(ev.rSquared)),
 			HeldOutRSquared:         f64(round4(ev.heldOut)),
-			CrossValidationScore:    f64(round4(ev.cv)),
+			CrossValidationScore:    cv,
 			Complexity:              m.complexity,
 			DimensionallyConsistent: m.dimensionallyConsistent,
 			BootstrapStability:      ev.stability,
@@ -250,6 +312,15 @@ func passWord(ok bool) string {
 		return "passed"
 	}
 	return "failed"
+}
+
+// decidedWord is passWord for a claim whose evidence the time limit may
+// have left incomplete.
+func decidedWord(ok, decided bool) string {
+	if !decided {
+		return "not decided: the time limit expired first"
+	}
+	return passWord(ok)
 }
 
 // finite maps NaN and infinities to 0 for reporting; JSON cannot carry them.
@@ -284,20 +355,27 @@ func (r *runner) laws(ctx context.Context, m lawMethod) error {
 		all = append(all, found{target, y, append([]*lawModel{chosen}, alts...), fit})
 	}
 	r.track.begin(StageNegativeControls)
+	perTarget := bootstrapRounds
+	if r.plan.spec.Parameters.CrossValidate {
+		perTarget += crossValidateK
+	}
+	sched := r.refits(perTarget * len(all))
 	for k, f := range all {
 		progress := r.track.progressFunc(float64(k)/float64(len(all)), float64(k+1)/float64(len(all)))
-		cv := math.NaN()
+		skipped := sched.skipped
+		refits := refitEvidence{cv: math.NaN()}
 		if r.plan.spec.Parameters.CrossValidate {
-			cv = r.crossValidate(ctx, f.y, f.fit)
+			refits.cv = r.crossValidate(ctx, f.y, f.fit, sched)
 		}
 		progress(0.4)
-		forms := r.bootstrapForms(ctx, f.y, f.fit)
+		refits.forms = r.bootstrapForms(ctx, f.y, f.fit, sched)
+		refits.complete = sched.skipped == skipped
 		progress(0.8)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for i, law := range f.models {
-			idx := r.addClaim(r.lawClaim(f.target, law, r.evaluateLaw(law, f.y, cv, forms, len(f.models))))
+			idx := r.addClaim(r.lawClaim(f.target, law, r.evaluateLaw(law, f.y, refits, len(f.models))))
 			if i > 0 {
 				r.result.Summary.Alternatives = append(r.result.Summary.Alternatives, idx)
 			}

@@ -38,18 +38,26 @@ func (m *causalMode) discover(ctx context.Context) error {
 	m.graphArtifacts(g)
 
 	m.track.begin(StageNegativeControls)
+	// The noise rerun and the bootstrap reruns share the time left
+	// (refitSchedule); when it skips one, no edge is decided.
+	reruns := bootstrapRounds
+	if contains(m.plan.controls, ControlNoiseFeature) {
+		reruns++
+	}
+	sched := m.refits(reruns)
 	var noiseAdjacent map[string]float64
 	if contains(m.plan.controls, ControlNoiseFeature) {
-		noiseAdjacent = m.noiseAdjacency(ctx, Xt)
+		noiseAdjacent = m.noiseAdjacency(ctx, Xt, sched)
 	}
 	m.track.advance(0.2)
-	forms := m.bootstrap(ctx, Xt)
+	forms := m.bootstrap(ctx, Xt, sched)
 	m.track.advance(0.6)
+	decided := sched.skipped == 0
 	shared := controls.NewShared(m.rng("shared_null"))
 	markers := m.data.interventionMarkers() // one pass over the table, not one per edge
 	for k, e := range g.Edges {
 		edgeMarkers := slices.DeleteFunc(slices.Clone(markers), func(n string) bool { return n == e.From || n == e.To })
-		m.addClaim(m.claim(g, e, noiseAdjacent, forms, edgeMarkers, shared))
+		m.addClaim(m.claim(g, e, noiseAdjacent, forms, edgeMarkers, shared, decided))
 		m.track.advance(0.6 + 0.4*float64(k+1)/float64(len(g.Edges)))
 	}
 	return nil
@@ -71,18 +79,25 @@ func (m *causalMode) graph(ctx context.Context, X [][]float64, names []string, s
 // absolute standardised effect of such an edge. An edge's noise_feature
 // control fails when the noise is at least as strongly linked to the effect
 // as the real cause is: the method then cannot tell the cause from noise.
-func (m *causalMode) noiseAdjacency(ctx context.Context, Xt [][]float64) map[string]float64 {
+func (m *causalMode) noiseAdjacency(ctx context.Context, Xt [][]float64, sched *refitSchedule) map[string]float64 {
 	rng := m.rng("noise_feature_graph")
 	noise := make([]float64, len(Xt[0]))
 	for i := range noise {
 		noise[i] = rng.NormFloat64()
 	}
 	names := append(append([]string(nil), m.data.features...), noiseNode)
-	g, err := m.graph(ctx, append(append([][]float64(nil), Xt...), noise), names, m.plan.spec.Seed)
+	var g *causal.Graph
+	err := context.DeadlineExceeded
+	if rerunCtx, cancel, ok := sched.next(ctx); ok {
+		g, err = m.graph(rerunCtx, append(append([][]float64(nil), Xt...), noise), names, m.plan.spec.Seed)
+		sched.done(rerunCtx, err)
+		cancel()
+	}
 	out := map[string]float64{}
 	if err != nil {
-		// The rerun could not tell; count the noise as linked to
-		// everything so the control cannot pass on missing evidence.
+		// The rerun could not tell (or the time limit left it out); count
+		// the noise as linked to everything so the control cannot pass on
+		// missing evidence.
 		for _, n := range m.data.features {
 			out[n] = math.Inf(1)
 		}
@@ -116,7 +131,8 @@ func edgeKey(e causal.Edge) string {
 // bootstrap reruns discovery on resamples of the training rows and
 // returns, per resample, the set of edge keys found. Time series are
 // resampled as contiguous windows (80 % of the rows) so lags stay intact.
-func (m *causalMode) bootstrap(ctx context.Context, Xt [][]float64) []map[string]bool {
+// A rerun the schedule leaves out finds no edge.
+func (m *causalMode) bootstrap(ctx context.Context, Xt [][]float64, sched *refitSchedule) []map[string]bool {
 	rng := m.rng("bootstrap")
 	n := len(Xt[0])
 	out := make([]map[string]bool, 0, bootstrapRounds)
@@ -132,7 +148,14 @@ func (m *causalMode) bootstrap(ctx context.Context, Xt [][]float64) []map[string
 			}
 		}
 		found := map[string]bool{}
-		g, err := m.graph(ctx, rowsOf(Xt, rows), m.data.features, m.plan.spec.Seed+int64(b)+1)
+		rerunCtx, cancel, ok := sched.next(ctx)
+		if !ok {
+			out = append(out, found)
+			continue
+		}
+		g, err := m.graph(rerunCtx, rowsOf(Xt, rows), m.data.features, m.plan.spec.Seed+int64(b)+1)
+		sched.done(rerunCtx, err)
+		cancel()
 		if err == nil {
 			for _, e := range g.Edges {
 				found[edgeKey(e)] = true
@@ -211,10 +234,18 @@ func (m *causalMode) edgeControls(e causal.Edge, x, y []float64, Z [][]float64, 
 	return out
 }
 
-func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string, shared *controls.Shared) Claim {
+// decided is false when the time limit left out a rerun; an edge whose
+// controls the time limit leaves out is not decided either, and reports
+// them not run.
+func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[string]float64, forms []map[string]bool, markers []string, shared *controls.Shared, decided bool) Claim {
 	x, y, Z := m.edgeData(g, e)
-	results := m.edgeControls(e, x, y, Z, noiseAdjacent, shared)
-	passed := controls.AllPassed(results)
+	var results map[string]controls.Result
+	if m.expired() {
+		results, decided = notRun(m.plan.controls), false
+	} else {
+		results = m.edgeControls(e, x, y, Z, noiseAdjacent, shared)
+	}
+	passed := decided && controls.AllPassed(results)
 	key := edgeKey(e)
 	agree := 0
 	for _, f := range forms {
@@ -227,7 +258,7 @@ func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[str
 		stability = float64(agree) / float64(len(forms))
 	}
 	score := controls.Score(controls.Components{Fit: e.Confidence, Controls: results, Stability: stability,
-		Complexity: 1 + len(Z), MaxComplexity: len(g.Nodes)})
+		Complexity: 1 + len(Z), MaxComplexity: len(g.Nodes), Undecided: !decided})
 	direction, arrow := "forward", "->"
 	if !e.Directed {
 		direction, arrow = "undirected", "--"
@@ -252,7 +283,7 @@ func (m *causalMode) claim(g *causal.Graph, e causal.Edge, noiseAdjacent map[str
 	return Claim{
 		Type: ClaimCausal,
 		Summary: fmt.Sprintf("%s %s %s (%s, confidence %.2f, standardised effect %.2f, negative controls %s)",
-			e.From, arrow, e.To, temporal, e.Confidence, e.EffectStrength, passWord(passed)),
+			e.From, arrow, e.To, temporal, e.Confidence, e.EffectStrength, decidedWord(passed, decided)),
 		Score:               score,
 		Scope:               Scope{Variables: vars, Domain: m.data.domain(vars), ConstraintsSatisfied: m.plan.constraints.Satisfied},
 		Evidence:            ev,

@@ -21,7 +21,8 @@ const conservationTolerance = 0.02
 // conservationMode searches for conserved quantities along the trajectories
 // named by the trajectory: constraint; the symbolic and neuro-symbolic
 // modes run it after their laws (conserved). Quantities are found on the
-// training rows and measured on the held-out rows. Only the noise_feature
+// training rows; relative_variation is measured on every row they were not
+// found on (isEvidenceRow), the control on the held-out subsample. Only the noise_feature
 // control applies: each variable of the quantity is replaced in turn by a
 // permutation of itself, and the quantity must vary less along trajectories
 // with the real variable than with any of the 99 noise substitutes.
@@ -38,24 +39,44 @@ func conserved(ctx context.Context, r *runner) error {
 func (m *conservationMode) discover(ctx context.Context) error {
 	vars := append(append([]string(nil), m.plan.features...), m.plan.targets...)
 	slices.SortStableFunc(vars, func(a, b string) int { return cmp.Compare(m.position(a), m.position(b)) })
-	X, err := m.data.frame.Matrix(vars)
-	if err != nil {
-		return err
+	X := make([][]float64, len(vars)) // views of the frame's columns, not a copy
+	for j, v := range vars {
+		X[j] = m.data.column(v)
 	}
 	labels := m.trajectoryLabels()
 	Xt, lt := rowsOf(X, m.data.train), pickRows(labels, m.data.train)
-	qs, err := conservation.Find(ctx, Xt, vars, lt, conservation.Options{})
+	// In symbolic and neuro-symbolic runs this search follows the laws: it
+	// and its bootstrap share the time left before the refits' end
+	// (refitSchedule), and when the time limit ends it the run keeps its
+	// laws and has no conservation claim.
+	sched := m.refits(bootstrapRounds)
+	findCtx, cancel := sched.rest(ctx)
+	qs, err := conservation.Find(findCtx, Xt, vars, lt, conservation.Options{})
+	cancel()
+	if err != nil && ctx.Err() == nil && findCtx.Err() != nil {
+		m.result.Summary.TimedOut = true
+		qs, err = nil, nil
+	}
 	if err != nil {
 		return m.searchFailed(ctx, "conservation search", err)
 	}
+	if len(qs) == 0 {
+		return nil
+	}
 	Xh, lh := rowsOf(X, m.data.holdout), pickRows(labels, m.data.holdout)
-	stable := m.bootstrap(ctx, Xt, vars, lt)
+	stable := m.bootstrap(ctx, Xt, vars, lt, sched)
+	evidence := make([]int, 0, len(m.data.holdout)) // never nil: nil means all rows
+	for i := range labels {
+		if m.data.isEvidenceRow(i) {
+			evidence = append(evidence, i)
+		}
+	}
 	for _, q := range qs {
 		terms, err := parseTerms(q.Coefficients, vars)
 		if err != nil {
 			continue // a term this engine cannot evaluate: no claim rather than a wrong one
 		}
-		m.addClaim(m.claim(q, terms, Xh, lh, stable))
+		m.addClaim(m.claim(q, terms, relativeVariation(terms, X, labels, evidence), Xh, lh, stable, sched.skipped == 0))
 	}
 	return nil
 }
@@ -84,9 +105,9 @@ func (m *conservationMode) trajectoryLabels() []string {
 	return out
 }
 
-// bootstrap reruns the search on trajectory resamples and
-// returns how many of the rounds found each expression.
-func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string) map[string]int {
+// bootstrap reruns the search on trajectory resamples and returns how many
+// of the rounds found each expression; the schedule may leave rounds out.
+func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string, sched *refitSchedule) map[string]int {
 	groups := map[string][]int{}
 	var names []string
 	for i, l := range labels {
@@ -107,7 +128,13 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 				lab = append(lab, fmt.Sprintf("%s#%d", pick, k))
 			}
 		}
-		qs, err := conservation.Find(ctx, rowsOf(X, rows), vars, lab, conservation.Options{})
+		rerunCtx, cancel, ok := sched.next(ctx)
+		if !ok {
+			continue
+		}
+		qs, err := conservation.Find(rerunCtx, rowsOf(X, rows), vars, lab, conservation.Options{})
+		sched.done(rerunCtx, err)
+		cancel()
 		if err != nil {
 			continue
 		}
@@ -118,8 +145,11 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 	return found
 }
 
-func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]float64, labels []string, stable map[string]int) Claim {
-	rv := relativeVariation(terms, Xh, labels)
+// claim is the claim of quantity q, whose relative variation on the
+// evidence rows is rv; its control runs on the held-out subsample Xh
+// unless the time limit has expired, and decided is false when the time
+// limit left bootstrap rounds out.
+func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float64, Xh [][]float64, labels []string, stable map[string]int, decided bool) Claim {
 	used := map[int]bool{}
 	for _, t := range terms {
 		for _, j := range t.Variables {
@@ -133,7 +163,11 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]f
 		}
 	}
 	results := map[string]controls.Result{}
-	if contains(m.plan.controls, ControlNoiseFeature) {
+	switch {
+	case !contains(m.plan.controls, ControlNoiseFeature):
+	case m.expired():
+		results, decided = notRun([]string{ControlNoiseFeature}), false
+	default:
 		sub := make([][]float64, len(cols))
 		for k, j := range cols {
 			sub[k] = Xh[j]
@@ -143,17 +177,17 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, Xh [][]f
 			for k, j := range cols {
 				full[j] = s[k]
 			}
-			return -relativeVariation(terms, full, labels)
+			return -relativeVariation(terms, full, labels, nil)
 		}
 		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, m.rng(ControlNoiseFeature+q.Expression))
 	}
-	passed := controls.AllPassed(results)
+	passed := decided && controls.AllPassed(results)
 	stability := float64(stable[q.Expression]) / bootstrapRounds
 	score := controls.Score(controls.Components{Fit: 1 - rv/conservationTolerance, Controls: results,
-		Stability: stability, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity()})
+		Stability: stability, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
 	return Claim{
 		Type:    ClaimConservation,
-		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g, negative controls %s)", q.Expression, rv, passWord(passed)),
+		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g, negative controls %s)", q.Expression, rv, decidedWord(passed, decided)),
 		Score:   score,
 		Scope: Scope{Variables: q.Variables, Domain: m.data.domain(q.Variables),
 			ConstraintsSatisfied: m.plan.constraints.Satisfied},
@@ -207,14 +241,19 @@ func (t term) eval(X [][]float64, i int) float64 {
 	return t.Eval(state)
 }
 
-// relativeVariation is conservation's measure on the given rows: the mean
-// over trajectories (with at least 3 rows) of
+// relativeVariation is conservation's measure on the given rows of X
+// (nil: all of them): the mean over trajectories (with at least 3 rows) of
 // std_t(Q) / sum_k |c_k| std_t(term_k). It is 1 when nothing can be
 // measured.
-func relativeVariation(terms []term, X [][]float64, labels []string) float64 {
+func relativeVariation(terms []term, X [][]float64, labels []string, rows []int) float64 {
 	groups := map[string][]int{}
-	for i, l := range labels {
-		groups[l] = append(groups[l], i)
+	if rows == nil {
+		for i, l := range labels {
+			groups[l] = append(groups[l], i)
+		}
+	}
+	for _, i := range rows {
+		groups[labels[i]] = append(groups[labels[i]], i)
 	}
 	keys := make([]string, 0, len(groups))
 	for k := range groups {

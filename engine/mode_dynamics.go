@@ -67,9 +67,9 @@ func (m *dynamicsMode) discover(ctx context.Context) error {
 		return m.dynamicsFailed(ctx, err)
 	}
 	m.track.begin(StageNegativeControls)
-	nulls := m.timeShuffled(ctx, traj, settings)
+	nulls, complete := m.timeShuffled(ctx, traj, settings)
 	for s := range res.Equations {
-		m.addClaim(m.claim(res, s, nulls))
+		m.addClaim(m.claim(res, s, nulls, complete))
 	}
 	m.plotDynamics(traj, res)
 	return conserved(ctx, m.runner)
@@ -119,12 +119,11 @@ type shuffled struct {
 // timeShuffled refits the system on timeShuffles time-shuffled copies of
 // traj, within the run's time limit; refits that fail or do not finish in
 // time are left out, so fewer nulls make the controls harder to pass.
-func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajectories, settings dynamics.Settings) []shuffled {
-	if !m.timeout.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, m.timeout)
-		defer cancel()
-	}
+// complete is false when the time limit ended the refits early: the
+// claims' controls are then not decided.
+func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajectories, settings dynamics.Settings) (_ []shuffled, complete bool) {
+	ctx, cancel := m.stageContext(ctx)
+	defer cancel()
 	labels, groups := trajectoryGroups(traj)
 	rng := m.rng(ControlTimeShuffle)
 	progress := m.track.progressFunc(0, 1)
@@ -140,12 +139,15 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 		null := traj
 		null.States, null.Inputs = permuteRows(traj.States, perm), permuteRows(traj.Inputs, perm)
 		settings.Seed++
+		if m.expired() {
+			return out, false
+		}
 		res, err := dynamics.Discover(ctx, null, settings)
 		if ctx.Err() != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				m.result.Summary.TimedOut = true
 			}
-			break
+			return out, false
 		}
 		if err == nil {
 			s := shuffled{nrmse: res.Simulation.NRMSE}
@@ -156,7 +158,7 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 		}
 		progress(float64(k+1) / timeShuffles)
 	}
-	return out
+	return out, true
 }
 
 // permuteRows returns the columns of X with row i taken from row perm[i].
@@ -172,7 +174,7 @@ func permuteRows(X [][]float64, perm []int) [][]float64 {
 }
 
 // claim is the law claim of state s: ds/dt = its right-hand side.
-func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim {
+func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decided bool) Claim {
 	eq, sim := res.Equations[s], res.Simulation
 	cvNull, errNull := make([]float64, len(nulls)), make([]float64, len(nulls))
 	for k, n := range nulls {
@@ -186,7 +188,7 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim
 		ControlHeldOutSimulation: decide(-sim.NRMSE, errNull),
 		ControlTimeShuffle:       decide(eq.CVR2, cvNull),
 	}
-	passed := controls.AllPassed(results)
+	passed := decided && controls.AllPassed(results)
 	complexity := 0
 	vars := []string{eq.State}
 	for name := range eq.Coefficients {
@@ -200,9 +202,9 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled) Claim
 	}
 	slices.Sort(vars[1:])
 	score := controls.Score(controls.Components{Fit: eq.CVR2, Controls: results, Stability: eq.Stability,
-		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity()})
+		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
 	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g; negative controls %s)",
-		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, passWord(passed))
+		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, decidedWord(passed, decided))
 	if len(eq.Reasons) > 0 {
 		summary += ": " + strings.Join(eq.Reasons, "; ")
 	}

@@ -278,7 +278,7 @@ func TestDynamicsClaimFailingAcceptanceFailsItsControls(t *testing.T) {
 				CVR2: 0.99, Stability: 1, Passed: passed}},
 			Simulation: dynamics.Simulation{NRMSE: 0.05, Horizon: 5, PersistenceHorizon: 0.5},
 		}
-		c := m.claim(res, 0, nulls)
+		c := m.claim(res, 0, nulls, true)
 		for name, r := range c.Evidence.NegativeControls {
 			if r.Passed != passed || r.PValue != 0.05 {
 				t.Errorf("acceptance %v: control %s = %+v, want passed %v at p = 0.05", passed, name, r, passed)

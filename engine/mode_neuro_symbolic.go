@@ -50,7 +50,9 @@ func (m *neuroSymbolicMode) searchLaw(ctx context.Context, target string, y []fl
 		return nil, nil, err
 	}
 	m.track.begin(StageSymbolic)
-	seeds, err := m.seeds(ctx, s, rowsOf(m.data.X, m.data.train), effortFull, m.plan.spec.Seed)
+	searchCtx, cancel := m.searchContext(ctx)
+	defer cancel()
+	seeds, err := m.seeds(searchCtx, s, rowsOf(m.data.X, m.data.train), effortFull, m.plan.spec.Seed)
 	if err != nil {
 		return nil, nil, m.searchFailed(ctx, "symbolic regression", err)
 	}
@@ -85,7 +87,7 @@ func (m *neuroSymbolicMode) seeds(ctx context.Context, s *surrogate, X [][]float
 	// generations at full effort) and at least a refit's half.
 	partEffort := math.Max(effort/float64(max(2, len(groups))), effortRefit/2)
 	if len(groups) < 2 || (form != neural.Additive && form != neural.Multiplicative) {
-		res, err := symbolic.Fit(ctx, X, s.model.Predict(X), m.data.features, m.symbolic.options(partEffort, seed))
+		res, err := symbolic.Fit(ctx, X, s.model.Predict(X), m.data.features, m.symbolic.options(ctx, partEffort, seed))
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +120,7 @@ func (m *neuroSymbolicMode) fitPart(ctx context.Context, X [][]float64, cols []i
 	for k, j := range cols {
 		sub[k], names[k] = X[j], m.data.features[j]
 	}
-	res, err := symbolic.Fit(ctx, sub, partial, names, m.symbolic.options(effort, seed))
+	res, err := symbolic.Fit(ctx, sub, partial, names, m.symbolic.options(ctx, effort, seed))
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,8 @@ const (
 	maxAlternatives        = 2
 	// mainSearchShare is the part of the search time the main symbolic fit may
 	// take when the run's epochs let it run until the time limit; the
-	// cross-validation and bootstrap refits that follow share the rest.
+	// cross-validation and bootstrap refits that follow share the time after
+	// it (refitSchedule).
 	mainSearchShare = 0.75
 )
 
@@ -62,13 +63,15 @@ func (m *symbolicMode) refit(ctx context.Context, target string, X [][]float64, 
 	return m.fit(ctx, target, X, y, effort, seed, nil)
 }
 
-// options are the options of a symbolic fit at the given effort. In
-// symbolic mode the run's epochs are the main search's generations (default
-// mainSearchGenerations); a search that many generations long stops at the
-// time limit, or earlier by the symbolic package's exact or settle rule.
-// Refits run at most refitGenerations scaled by their effort.
-func (m *symbolicMode) options(effort float64, seed int64) symbolic.Options {
-	limit := m.remaining()
+// options are the options of a symbolic fit at the given effort, within
+// ctx's deadline (the search's share of the time limit, or a refit's share
+// of the time left: refitSchedule). In symbolic mode the run's epochs are
+// the main search's generations (default mainSearchGenerations); a search
+// that many generations long stops at the time limit, or earlier by the
+// symbolic package's exact or settle rule. Refits run at most
+// refitGenerations scaled by their effort.
+func (m *symbolicMode) options(ctx context.Context, effort float64, seed int64) symbolic.Options {
+	limit := limitOf(ctx)
 	if effort >= effortFull && mainGenerations(m.plan.spec) > refitGenerations && limit > 0 {
 		limit = time.Duration(float64(limit) * mainSearchShare)
 	}
@@ -156,7 +159,7 @@ func (m *symbolicMode) dimensionallyConsistent(model *symbolic.Model, target str
 // fit fits symbolic regression on all features for target, starting from
 // seeds beside the search's own (nil in symbolic mode).
 func (m *symbolicMode) fit(ctx context.Context, target string, X [][]float64, y []float64, effort float64, seed int64, seeds []*symbolic.Model) (*lawModel, error) {
-	opts := m.options(effort, seed)
+	opts := m.options(ctx, effort, seed)
 	opts.Seeds = seeds
 	m.withUnits(&opts, target)
 	res, err := symbolic.Fit(ctx, X, y, m.data.features, opts)
@@ -177,7 +180,7 @@ func (m *symbolicMode) search(ctx context.Context, target string, y []float64, s
 	searchCtx, cancel := m.searchContext(ctx)
 	defer cancel()
 	Xt, yt := rowsOf(m.data.X, m.data.train), pickRows(y, m.data.train)
-	opts := m.options(effortFull, m.plan.spec.Seed)
+	opts := m.options(searchCtx, effortFull, m.plan.spec.Seed)
 	opts.Progress = m.track.progressFunc(progressFrom, 1)
 	opts.Seeds = seeds
 	m.withUnits(&opts, target)

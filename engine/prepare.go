@@ -12,9 +12,13 @@ import (
 	"github.com/discolab/disco/engine/data"
 )
 
-// Split sizes: a quarter of the rows is held out for the controls and the
-// held-out fit; training uses at most maxTrainRows rows so run time stays
-// bounded on large datasets.
+// Split sizes: a quarter of the rows is held out. The search and every
+// refit train on at most maxTrainRows rows of the rest, and the permutation
+// controls test on at most maxHoldoutRows held-out rows, each subsample
+// evenly spaced over its split in row order (thin), so run time stays
+// bounded on large datasets and the subsample is the same for a seed. The
+// fit evidence (lawFit) is measured on every row the search did not train
+// on, streamed.
 const (
 	holdoutFraction = 0.25
 	maxTrainRows    = 2000
@@ -27,9 +31,12 @@ type dataset struct {
 	frame    *data.Frame // rows in analysis order
 	features []string
 	X        [][]float64 // X[j][i], j over features
-	train    []int
-	holdout  []int
+	train    []int       // sorted
+	holdout  []int       // sorted
 	timed    bool
+	// evidenceFrom is the first row the fit evidence may use: the start of
+	// the chronological hold-out for time-ordered data, else 0.
+	evidenceFrom int
 }
 
 // prepare orders rows, extracts the feature matrix and splits the rows.
@@ -61,6 +68,7 @@ func prepare(f *data.Frame, p *plan) (*dataset, error) {
 	if d.timed {
 		d.train = seq(0, n-nHold)
 		d.holdout = seq(n-nHold, n)
+		d.evidenceFrom = n - nHold
 	} else {
 		perm := rand.New(rand.NewSource(p.spec.Seed)).Perm(n)
 		d.holdout = append([]int(nil), perm[:nHold]...)

@@ -104,7 +104,7 @@ func TestDiscoverSymbolicRecoversLaw(t *testing.T) {
 func TestSymbolicOptionsHonourEpochs(t *testing.T) {
 	gens := func(mode Mode, epochs int, effort float64) int {
 		r := &runner{plan: &plan{spec: Spec{Mode: mode, Parameters: Parameters{Epochs: epochs}}, constraints: &Constraints{}}}
-		return (&symbolicMode{r}).options(effort, 1).Generations
+		return (&symbolicMode{r}).options(context.Background(), effort, 1).Generations
 	}
 	for _, c := range []struct {
 		mode   Mode

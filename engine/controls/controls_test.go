@@ -144,6 +144,10 @@ func TestScore(t *testing.T) {
 	if none > FailedControlCap {
 		t.Fatalf("no controls must cap the score, got %v", none)
 	}
+	undecided := Score(Components{Fit: 0.99, Controls: pass, Stability: 1, Complexity: 5, MaxComplexity: 20, Undecided: true})
+	if undecided > FailedControlCap {
+		t.Fatalf("undecided evidence must cap the score, got %v", undecided)
+	}
 	complexClaim := Score(Components{Fit: 0.99, Controls: pass, Stability: 1, Complexity: 20, MaxComplexity: 20})
 	if complexClaim >= good {
 		t.Fatalf("parsimony must prefer the simpler claim: %v >= %v", complexClaim, good)

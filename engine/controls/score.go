@@ -25,6 +25,10 @@ type Components struct {
 	// Complexity of the claim's expression (1 for a single causal edge).
 	Complexity    int
 	MaxComplexity int
+	// Undecided is set when evidence the claim stands on (a control, or
+	// the refits behind its stability) was not gathered, as when the run's
+	// time limit expired first: the score is capped as for a failed control.
+	Undecided bool
 }
 
 // Parsimony is max(0, 1 - (complexity-1)/maxComplexity); 1 for the simplest
@@ -62,13 +66,14 @@ func AllPassed(results map[string]Result) bool {
 //
 //	0.40*fit + 0.30*controls + 0.20*stability + 0.10*parsimony,
 //
-// capped at 0.5 when a control failed (or none ran).
+// capped at 0.5 when a control failed (or none ran), or when the evidence
+// is undecided.
 func Score(c Components) float64 {
 	s := WeightFit*clamp01(c.Fit) +
 		WeightControls*PassedFraction(c.Controls) +
 		WeightStability*clamp01(c.Stability) +
 		WeightParsimony*Parsimony(c.Complexity, c.MaxComplexity)
-	if !AllPassed(c.Controls) {
+	if !AllPassed(c.Controls) || c.Undecided {
 		s = math.Min(s, FailedControlCap)
 	}
 	return math.Round(clamp01(s)*1e4) / 1e4
