@@ -338,6 +338,7 @@ func run(args []string) error {
 	consNoise := fs.Float64("cons-noise", 0.01, "noise of the conservation trajectories (fraction of each variable's RMS)")
 	consTol := fs.Float64("cons-tol", 0, "conservation.Options.Tolerance (0: the package default)")
 	depth := fs.Int("depth", -1, "PC max conditioning set size for ours (-1 unlimited, as causal-learn's default)")
+	maxComplexity := fs.Int("max-complexity", 0, "max_complexity of the Feynman runs (0: the engine's default)")
 	withUnits := fs.Bool("units", false, "declare each Feynman case's units (bench.FeynmanUnits) as a units: constraint")
 	mode := (*engine.Mode)(fs.String("mode", string(engine.ModeSymbolic), "engine mode of the Feynman cases: symbolic, neuro_symbolic or neural (structure claims checked against the truth)"))
 	_ = fs.Parse(args) // ExitOnError: Parse exits on a bad flag
@@ -366,7 +367,7 @@ func run(args []string) error {
 		want[strings.TrimSpace(p)] = true
 	}
 	rep := report{Config: map[string]any{
-		"time_limit_s": timeLimit.Seconds(), "mode": *mode, "units": *withUnits, "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
+		"time_limit_s": timeLimit.Seconds(), "max_complexity": *maxComplexity, "mode": *mode, "units": *withUnits, "epochs": *epochs, "seed": *seed, "alpha": m.Alpha,
 		"pc_depth": *depth, "calib_seeds": *calibSeeds, "calib_time_limit_s": calibLimit.Seconds(),
 		"started": time.Now().UTC().Format(time.RFC3339),
 	}}
@@ -388,7 +389,7 @@ func run(args []string) error {
 					}
 					constraints = []string{"units:" + u}
 				}
-				r := runFeynman(ctx, path, *mode, *seed, *timeLimit, *epochs, constraints)
+				r := runFeynman(ctx, path, *mode, *seed, *timeLimit, *epochs, *maxComplexity, constraints)
 				r.Name, r.Noise = c.Name, key
 				if *mode == engine.ModeNeural && r.Error == "" {
 					r.Structure, r.Error = structureOf(r.Expression, c.Name, path)
@@ -496,7 +497,7 @@ func run(args []string) error {
 	return save()
 }
 
-func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, limit time.Duration, epochs int, constraints []string) feynmanResult {
+func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, limit time.Duration, epochs, maxComplexity int, constraints []string) feynmanResult {
 	var r feynmanResult
 	f, err := data.Load(path, "csv")
 	if err != nil {
@@ -504,7 +505,7 @@ func runFeynman(ctx context.Context, path string, mode engine.Mode, seed int64, 
 		return r
 	}
 	spec := engine.Spec{Mode: mode, Targets: []string{"y"}, Seed: seed, TimeLimit: limit,
-		Parameters: engine.Parameters{Epochs: epochs, Constraints: constraints}}
+		Parameters: engine.Parameters{Epochs: epochs, MaxComplexity: maxComplexity, Constraints: constraints}}
 	start := time.Now()
 	res, err := engine.Discover(ctx, f, spec, nil)
 	r.WallSeconds = time.Since(start).Seconds()
