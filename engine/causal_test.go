@@ -9,14 +9,20 @@ import (
 )
 
 // a -> c <- b with non-Gaussian noise: PC orients the collider.
-func TestDiscoverCausalCollider(t *testing.T) {
+// collider draws n rows of a, b ~ U(-1, 1) and c = a + b + U(-0.15, 0.15).
+func collider(n int) (a, b, c []float64) {
 	rng := rand.New(rand.NewSource(4))
-	n := 600
-	a, b := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
-	c := make([]float64, n)
+	a, b = uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
+	c = make([]float64, n)
 	for i := range c {
 		c[i] = a[i] + b[i] + 0.3*(rng.Float64()-0.5)
 	}
+	return a, b, c
+}
+
+func TestDiscoverCausalCollider(t *testing.T) {
+	n := 600
+	a, b, c := collider(n)
 	flag := make([]float64, n) // an intervention indicator that no edge uses
 	for i := range flag {
 		if i%2 == 0 {

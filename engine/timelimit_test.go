@@ -129,13 +129,7 @@ func TestSymbolicLimitExpiredAfterSearchDecidesNothing(t *testing.T) {
 // A causal run whose limit expires after the search skips the noise rerun,
 // the bootstrap and the edges' controls.
 func TestCausalLimitExpiredAfterSearchDecidesNothing(t *testing.T) {
-	rng := rand.New(rand.NewSource(4))
-	n := 600
-	a, b := uniform(rng, n, -1, 1), uniform(rng, n, -1, 1)
-	c := make([]float64, n)
-	for i := range c {
-		c[i] = a[i] + b[i] + 0.3*(rng.Float64()-0.5)
-	}
+	a, b, c := collider(600)
 	f := frameOf(t, []string{"a", "b", "c"}, a, b, c)
 	spec := Spec{Mode: ModeCausal, Seed: 5, TimeLimit: time.Hour}
 	if res := discoverExpiring(t, f, spec, false); !res.Summary.NegativeControlsPassed {
