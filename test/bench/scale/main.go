@@ -47,9 +47,11 @@ type point struct {
 	StagesMS   map[string]int64   `json:"stages_ms,omitempty"`
 	Extra      map[string]float64 `json:"extra,omitempty"`
 	TimedOut   bool               `json:"timed_out,omitempty"`
-	Error      string             `json:"error,omitempty"`
-	LoadAvg    string             `json:"load_avg"`
-	GenerateS  float64            `json:"generate_s"`
+	// LimitS is the engine's time limit of the point (0: none).
+	LimitS    float64 `json:"time_limit_s,omitempty"`
+	Error     string  `json:"error,omitempty"`
+	LoadAvg   string  `json:"load_avg"`
+	GenerateS float64 `json:"generate_s"`
 	// GenerateCPUS is the CPU time the child spent before the engine
 	// started (making the data), subtracted from CPUS.
 	GenerateCPUS float64 `json:"generate_cpu_s"`
@@ -340,13 +342,22 @@ func writeFile(path string, b []byte) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// parseGrid reads mode:ROWSxCOLS,...
+// parseGrid reads mode:ROWSxCOLS[@LIMIT],... where LIMIT, a duration,
+// replaces the sweep's time limit for that point.
 func parseGrid(s string) ([]point, error) {
 	var out []point
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
+		}
+		var limit time.Duration
+		if rest, lim, ok := strings.Cut(item, "@"); ok {
+			d, err := time.ParseDuration(lim)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("grid item %q: the time limit after @ must be a positive duration", item)
+			}
+			item, limit = rest, d
 		}
 		mode, size, ok := strings.Cut(item, ":")
 		r, c, ok2 := strings.Cut(size, "x")
@@ -358,7 +369,7 @@ func parseGrid(s string) ([]point, error) {
 		if err1 != nil || err2 != nil || rows < 1 || cols < 1 {
 			return nil, fmt.Errorf("grid item %q: want mode:ROWSxCOLS with positive numbers", item)
 		}
-		out = append(out, point{Mode: mode, Rows: int(rows), Cols: cols})
+		out = append(out, point{Mode: mode, Rows: int(rows), Cols: cols, LimitS: limit.Seconds()})
 	}
 	return out, nil
 }
@@ -383,7 +394,12 @@ func sweep(grid, out, self string, seed int64, limit time.Duration, budget time.
 			fmt.Fprintf(os.Stderr, "budget %s spent: %s %dx%d not run\n", budget, q.Mode, q.Rows, q.Cols)
 			continue
 		}
-		p := measure(self, q.Mode, q.Rows, q.Cols, seed, limit)
+		lim := limit
+		if q.LimitS > 0 {
+			lim = time.Duration(q.LimitS * float64(time.Second))
+		}
+		p := measure(self, q.Mode, q.Rows, q.Cols, seed, lim)
+		p.LimitS = lim.Seconds()
 		done = append(done, p)
 		b, _ := json.Marshal(p)
 		fmt.Println(string(b))
