@@ -98,11 +98,12 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		seeds = append(seeds, pl...)
 		seeds = append(seeds, exponentialSeeds(p, lib, sparseRSS)...)
 		seeds = append(seeds, sparse...)
+		// Monomials under a link go first when they fit (linkseeds.go):
+		// they run only when no seed so far is exact, and before the
+		// costlier passes, which the seeding time may cut short.
+		seeds = append(linkSeeds(p, pl, seeds, sparseRSS), seeds...)
 		seeds = append(seeds, transformSeeds(p, lib, pl, sparseRSS)...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
-		// Monomials under a link go first when they fit (linkseeds.go):
-		// they run only when no seed so far is exact.
-		seeds = append(linkSeeds(p, pl, seeds, sparseRSS), seeds...)
 		// The structure moves run only when the passes above leave y
 		// unexplained, their smaller searches within a quarter of the
 		// search time when there is a limit (structure.go). Their seeds go

@@ -116,12 +116,12 @@ var links = []link{
 
 const (
 	// linkRows is the number of rows (evenly spaced) the log-space fits use.
-	linkRows = 300
+	linkRows = 120
 	// linkGrid is the number of scan points of a link's constant before a
 	// golden-section refinement of the best.
-	linkGrid = 48
+	linkGrid = 32
 	// linkRefine is the number of golden-section steps.
-	linkRefine = 40
+	linkRefine = 45
 	// linkMaxRSS is the largest share of var(log|T_a(z)|) the monomial may
 	// leave unexplained for the pass to write a seed: the pass is for laws
 	// that are monomials under the link, up to noise.
@@ -357,10 +357,6 @@ func projectedRSS(q *mat.Dense, v []float64) float64 {
 	if !(ss > 0) {
 		return math.Inf(1)
 	}
-	var total, proj float64
-	for _, x := range v {
-		total += x * x
-	}
 	raw := q.RawMatrix()
 	d := make([]float64, k)
 	for i := 0; i < n; i++ {
@@ -369,10 +365,18 @@ func projectedRSS(q *mat.Dense, v []float64) float64 {
 			d[c] += qv * v[i]
 		}
 	}
-	for _, x := range d {
-		proj += x * x
+	// The residual itself, not ‖v‖² − ‖Qᵀv‖², which cancels to rounding
+	// error near an exact fit and would blur the scan's minimum.
+	var rss float64
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+k]
+		r := v[i]
+		for c, qv := range row {
+			r -= qv * d[c]
+		}
+		rss += r * r
 	}
-	return math.Max(total-proj, 0) / ss
+	return rss / ss
 }
 
 // scanLink minimises f over s ∈ [0, 1]: a grid, then golden-section steps
