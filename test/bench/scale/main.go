@@ -68,6 +68,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed")
 	limit := flag.Duration("time-limit", 0, "engine time limit (0: none)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the child run")
+	memProfile := flag.String("memprofile", "", "write a heap profile (allocations) of the child run at its end")
 	grid := flag.String("grid", "", "sweep: mode:rows×cols,... (e.g. causal:1000x5,causal:1000x50); empty: the default grid")
 	out := flag.String("out", "", "sweep: write the points as JSON here")
 	budget := flag.Duration("budget", 20*time.Minute, "sweep: stop starting points after this long")
@@ -113,6 +114,11 @@ func main() {
 	}
 	if *child {
 		p := runPoint(*mode, *rows, *cols, *seed, *limit, *cpuProfile)
+		if *memProfile != "" {
+			if err := writeHeapProfile(*memProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "scale:", err)
+			}
+		}
 		_ = json.NewEncoder(os.Stdout).Encode(p)
 		return
 	}
@@ -488,4 +494,18 @@ func comparePC(self, python, script string, rows, cols int, seed int64, limit ti
 	out.Run = measure(self, "causal", rows, cols, seed, limit)
 	out.LoadAfter = loadAvg()
 	return out
+}
+
+// writeHeapProfile writes the heap profile (go tool pprof -sample_index
+// alloc_space shows what allocated most) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
