@@ -34,8 +34,10 @@ const oscillatorNoise = 0.001
 // between trajectories. The states are exact (no integrator) plus Gaussian
 // noise of oscillatorNoise × each column's RMS. It returns the names, the
 // noisy columns, the trajectory column ("traj", last) and the clean
-// columns.
+// columns at most scoredRows evenly spaced rows long (for scoring, so that
+// the child's peak memory holds the table once).
 func oscillatorTable(rows, cols int, seed uint64) (names []string, noisy, clean [][]float64) {
+	var states [][]float64
 	r := rand.New(rand.NewPCG(seed, 11))
 	osc := max(cols/2, 1)
 	per := max(rows/oscillatorTrajectories, 5)
@@ -44,13 +46,13 @@ func oscillatorTable(rows, cols int, seed uint64) (names []string, noisy, clean 
 	for k := range osc {
 		ks := strconv.Itoa(k)
 		names = append(names, "x"+ks, "v"+ks)
-		clean = append(clean, make([]float64, n), make([]float64, n))
+		states = append(states, make([]float64, n), make([]float64, n))
 	}
 	for tr := range oscillatorTrajectories {
 		for k := range osc {
 			w := 1 + float64(k)/2
 			amp, phase := 0.5+2*r.Float64(), 2*math.Pi*r.Float64()
-			x, v := clean[2*k], clean[2*k+1]
+			x, v := states[2*k], states[2*k+1]
 			for i := range per {
 				t := 0.05 * float64(i)
 				x[tr*per+i] = amp * math.Cos(w*t+phase)
@@ -66,33 +68,36 @@ func oscillatorTable(rows, cols int, seed uint64) (names []string, noisy, clean 
 		for i := range z {
 			z[i] = r.NormFloat64()
 		}
-		names, clean = append(names, "z"), append(clean, z)
+		names, states = append(names, "z"), append(states, z)
 	}
-	noisy = withNoise(clean, oscillatorNoise, r)
-	return append(names, "traj"), append(noisy, traj), clean
-}
-
-// withNoise returns copies of cols with Gaussian noise of level·RMS of
-// each column added.
-func withNoise(cols [][]float64, level float64, r *rand.Rand) [][]float64 {
-	out := make([][]float64, len(cols))
-	for j, c := range cols {
-		rms := math.Sqrt(stat.Mean(squares(c), nil))
-		out[j] = make([]float64, len(c))
-		for i, v := range c {
-			out[j][i] = v + level*rms*r.NormFloat64()
+	step := max(1, n/scoredRows)
+	clean = make([][]float64, len(states))
+	for j, c := range states {
+		for i := 0; i < n; i += step {
+			clean[j] = append(clean[j], c[i])
 		}
 	}
-	return out
+	addNoise(states, oscillatorNoise, r)
+	return append(names, "traj"), append(states, traj), clean
 }
 
-func squares(c []float64) []float64 {
-	out := make([]float64, len(c))
-	for i, v := range c {
-		out[i] = v * v
+// addNoise adds Gaussian noise of level·RMS of each column to cols, in
+// place.
+func addNoise(cols [][]float64, level float64, r *rand.Rand) {
+	for _, c := range cols {
+		var ss float64
+		for _, v := range c {
+			ss += v * v
+		}
+		rms := math.Sqrt(ss / float64(len(c)))
+		for i := range c {
+			c[i] += level * rms * r.NormFloat64()
+		}
 	}
-	return out
 }
+
+// scoredRows bounds the clean rows oscillatorTable keeps for scoring.
+const scoredRows = 100000
 
 // oscillatorEnergies scores found conserved quantities against the true
 // ones, each oscillator's energy: an expression counts as a true one when
@@ -200,8 +205,8 @@ func dynamicsTable(rows, cols int, seed uint64) ([]string, [][]float64) {
 			x.CopyVec(&next)
 		}
 	}
-	noisy := withNoise(clean, 0.01, r)
-	return append(names, "t", "traj"), append(noisy, tm, traj)
+	addNoise(clean, 0.01, r)
+	return append(names, "t", "traj"), append(clean, tm, traj)
 }
 
 // dynamicsScore judges the found right-hand sides (state name → expression)
