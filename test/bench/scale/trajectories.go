@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -206,7 +207,7 @@ func dynamicsTable(rows, cols int, seed uint64) ([]string, [][]float64) {
 		}
 	}
 	addNoise(clean, 0.01, r)
-	return append(names, "t", "traj"), append(clean, tm, traj)
+	return append(names, "t", "traj"), slices.Concat(clean, [][]float64{tm, traj})
 }
 
 // dynamicsScore judges the found right-hand sides (state name → expression)
