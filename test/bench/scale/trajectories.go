@@ -184,10 +184,10 @@ func dynamicsTable(rows, cols int, seed uint64) ([]string, [][]float64) {
 	step.Scale(0.01, A)
 	step.Exp(&step)
 	names := make([]string, 0, cols+2)
-	clean := make([][]float64, cols)
+	states := make([][]float64, cols)
 	for j := range cols {
 		names = append(names, "x"+strconv.Itoa(j))
-		clean[j] = make([]float64, n)
+		states[j] = make([]float64, n)
 	}
 	tm, traj := make([]float64, n), make([]float64, n)
 	x := mat.NewVecDense(cols, nil)
@@ -200,14 +200,14 @@ func dynamicsTable(rows, cols int, seed uint64) ([]string, [][]float64) {
 			row := tr*per + i
 			tm[row], traj[row] = 0.01*float64(i), float64(tr)
 			for j := range cols {
-				clean[j][row] = x.AtVec(j)
+				states[j][row] = x.AtVec(j)
 			}
 			next.MulVec(&step, x)
 			x.CopyVec(&next)
 		}
 	}
-	addNoise(clean, 0.01, r)
-	return append(names, "t", "traj"), slices.Concat(clean, [][]float64{tm, traj})
+	addNoise(states, 0.01, r)
+	return append(names, "t", "traj"), slices.Concat(states, [][]float64{tm, traj})
 }
 
 // dynamicsScore judges the found right-hand sides (state name → expression)
