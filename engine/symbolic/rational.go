@@ -147,6 +147,11 @@ variants:
 	return seeds
 }
 
+// wideBeamColumns is the most columns (numerator monomials and z times
+// denominator monomials) for which the implicit search keeps a beam of 10
+// supports instead of 3: three inputs give 29.
+const wideBeamColumns = 32
+
 // rationalRows is the number of rows the implicit regressions use.
 const rationalRows = 120
 
@@ -238,6 +243,13 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 		return nil
 	}
 	ip.s = newSparseRegression(cols, z)
+	// The first terms of a true relation often fit worse than spurious
+	// ones, so a narrow beam loses it (I.16.6's c²·(u + v)/(c² + u·v) on
+	// some samples); with few columns a wide beam costs little.
+	beam := 3
+	if len(cols) <= wideBeamColumns {
+		beam = 10
+	}
 	var fits []rationalFit
 	for a := range cols {
 		if !ip.isDen[a] {
@@ -251,7 +263,7 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 		// to it (plus a constant) is not a duplicate but a solution, as in
 		// z·nα = 3(z − 1).
 		others := ip.s.independentExcept(a)
-		for _, S := range ip.search(a, others, 6, 3) {
+		for _, S := range ip.search(a, others, 6, beam) {
 			if f, ok := ip.fit(a, S); ok && f.rss < 0.1 {
 				fits = append(fits, f)
 			}

@@ -21,3 +21,19 @@ func TestRationalSeedDropsNumericalZeros(t *testing.T) {
 		t.Fatalf("after 5 generations: %s with MSE %.3g of var y", res.Best.Expression, res.Best.MSE/(sd*sd))
 	}
 }
+
+// On this sample the beam of 3 supports loses I.16.6's relation: its first
+// terms fit worse than spurious ones.
+func TestRationalSeedWideBeamFewInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 6))
+	X := sample(rng, 3, 500, 1, 5)
+	y := target(X, func(x []float64) float64 { return (x[2] + x[1]) / (1 + x[2]*x[1]/(x[0]*x[0])) })
+	p := transformProblem(X, y)
+	ev := newEvaluator(X, len(y))
+	for _, s := range rationalSeeds(p, nil) {
+		if evaluate(ev, y, s).loss <= exactNMSE*p.varY {
+			return
+		}
+	}
+	t.Fatal("no exact rational seed")
+}
