@@ -94,7 +94,7 @@ type NegativeControlResult struct {
 type LawEvidence struct {
 	_                    struct{} `additionalProperties:"false"`
 	RSquared             *float64 `json:"r_squared,omitempty" doc:"R² of the law over all rows."`
-	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty" doc:"R² over the held-out rows."`
+	HeldOutRSquared      *float64 `json:"held_out_r_squared,omitempty" doc:"R² over every row the search did not train on (the held-out rows)."`
 	CrossValidationScore *float64 `json:"cross_validation_score,omitempty" doc:"Mean R² over the cross-validation folds (the held-out R² when cross_validate is off)."`
 	Complexity           *int     `json:"complexity,omitempty" doc:"Size of the expression tree."`
 
@@ -127,7 +127,7 @@ type CausalEvidence struct {
 // ConservationEvidence is the evidence of a conservation claim.
 type ConservationEvidence struct {
 	_                 struct{} `additionalProperties:"false"`
-	RelativeVariation *float64 `json:"relative_variation,omitempty" doc:"Variation of the quantity along trajectories relative to its scale, over the held-out rows."`
+	RelativeVariation *float64 `json:"relative_variation,omitempty" doc:"Variation of the quantity along trajectories relative to its scale, over every row the search did not train on."`
 	Trajectories      *int     `json:"trajectories,omitempty" doc:"Number of trajectories the quantity was checked on."`
 	EvidenceCommon
 }

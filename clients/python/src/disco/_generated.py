@@ -990,7 +990,7 @@ class ConservationEvidence(DiscoModel):
     """
     relative_variation: float | None = None
     """
-    Variation of the quantity along trajectories relative to its scale, over the held-out rows.
+    Variation of the quantity along trajectories relative to its scale, over every row the search did not train on.
     """
     trajectories: int | None = None
     """
@@ -1061,7 +1061,7 @@ class LawEvidence(DiscoModel):
     """
     held_out_r_squared: float | None = None
     """
-    R² over the held-out rows.
+    R² over every row the search did not train on (the held-out rows).
     """
     negative_controls: dict[str, NegativeControlResult] | None = None
     """
