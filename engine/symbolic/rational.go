@@ -91,44 +91,58 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 	var cands []candidate
 	full := newEvaluator(p.searchCols, len(p.searchY))
 	exact := false
-variants:
-	for _, useM := range []bool{false, true} {
-		if useM && monomial == nil {
-			continue
-		}
-		base := y
-		if useM {
-			base = r
-		}
-		for k := 1; k <= 2; k++ {
-			if k == 2 && (!sameSign(base) || (!b.has[opSqrt] && !b.has[opPow])) {
+	// search runs the variants with the implicit search's beam; with
+	// exactOnly it keeps only exact relations.
+	search := func(beam int, exactOnly bool) {
+	variants:
+		for _, useM := range []bool{false, true} {
+			if useM && monomial == nil {
 				continue
 			}
-			z := make([]float64, len(base))
-			for i, v := range base {
-				z[i] = math.Pow(v, float64(k))
+			base := y
+			if useM {
+				base = r
 			}
-			// Later variants are only needed while no exact law is known.
-			if p.timeUp() || exact {
-				break variants
-			}
-			for _, c := range implicitRational(numCols, denCols, z, p.timeUp) {
-				t, ok := rationalTree(b, c, numTrees, denTrees, k)
-				if !ok {
+			for k := 1; k <= 2; k++ {
+				if k == 2 && (!sameSign(base) || (!b.has[opSqrt] && !b.has[opPow])) {
 					continue
 				}
-				if useM {
-					t = append(append(monomial.clone(), t...), opNode(opMul))
+				z := make([]float64, len(base))
+				for i, v := range base {
+					z[i] = math.Pow(v, float64(k))
 				}
-				// Rank by the explicit fit: implicit residuals can be small
-				// for degenerate relations where P and Q nearly vanish.
-				if ind := evaluate(full, p.searchY, t); p.g.fits(t) && ind.loss < 0.1*p.searchVarY {
-					// Exact relations tie; among them the simplest goes first.
-					cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
-					exact = exact || ind.loss <= exactNMSE*p.searchVarY
+				// Later variants are only needed while no exact law is known.
+				if p.timeUp() || exact {
+					break variants
+				}
+				for _, c := range implicitRational(numCols, denCols, z, p.timeUp, beam) {
+					t, ok := rationalTree(b, c, numTrees, denTrees, k)
+					if !ok {
+						continue
+					}
+					if useM {
+						t = append(append(monomial.clone(), t...), opNode(opMul))
+					}
+					// Rank by the explicit fit: implicit residuals can be small
+					// for degenerate relations where P and Q nearly vanish.
+					ind := evaluate(full, p.searchY, t)
+					isExact := ind.loss <= exactNMSE*p.searchVarY
+					if p.g.fits(t) && ind.loss < 0.1*p.searchVarY && (isExact || !exactOnly) {
+						// Exact relations tie; among them the simplest goes first.
+						cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
+						exact = exact || isExact
+					}
 				}
 			}
 		}
+	}
+	search(3, false)
+	// The first terms of a true relation often fit worse than spurious
+	// ones, so the beam of 3 loses some (I.16.6's c²·(u + v)/(c² + u·v) on
+	// most samples). With few columns a beam of 10 costs little; it only
+	// adds exact relations, so that the seeds of noisy data stay the same.
+	if !exact && len(numCols)+len(denCols) <= wideBeamColumns {
+		search(10, true)
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		if c := cmpFloat(a.loss, b.loss); c != 0 {
@@ -147,9 +161,9 @@ variants:
 	return seeds
 }
 
-// wideBeamColumns is the most columns (numerator monomials and z times
-// denominator monomials) for which the implicit search keeps a beam of 10
-// supports instead of 3: three inputs give 29.
+// wideBeamColumns is the most columns (numerator and denominator
+// monomials) for which the implicit search tries a beam of 10 supports
+// after the beam of 3 found no exact relation: three inputs give 29.
 const wideBeamColumns = 32
 
 // rationalRows is the number of rows the implicit regressions use.
@@ -203,7 +217,7 @@ type rationalFit struct {
 // relations in which P and Q nearly cancel on the data (strongly collinear
 // monomials on a positive range make such relations plentiful), while
 // their explicit quotient fits z badly.
-func implicitRational(numCols, denCols [][]float64, z []float64, stop func() bool) []rationalFit {
+func implicitRational(numCols, denCols [][]float64, z []float64, stop func() bool, beam int) []rationalFit {
 	n := len(z)
 	ip := &implicitProblem{z: z}
 	_, sdZ := stat.PopMeanStdDev(z, nil)
@@ -243,13 +257,6 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 		return nil
 	}
 	ip.s = newSparseRegression(cols, z)
-	// The first terms of a true relation often fit worse than spurious
-	// ones, so a narrow beam loses it (I.16.6's c²·(u + v)/(c² + u·v) on
-	// some samples); with few columns a wide beam costs little.
-	beam := 3
-	if len(cols) <= wideBeamColumns {
-		beam = 10
-	}
 	var fits []rationalFit
 	for a := range cols {
 		if !ip.isDen[a] {
