@@ -194,11 +194,13 @@ func (m *symbolicMode) search(ctx context.Context, target string, y []float64, s
 	}
 	m.result.Summary.Searches = append(m.result.Summary.Searches,
 		SearchReport{Target: target, Generations: res.Generations, Stop: res.Stop})
-	chosen := fromSymbolic(res.Best, m.data.X)
+	// Which variables a law uses is read on the training rows it was fitted on: a
+	// bounded sample, whatever the size of the table.
+	chosen := fromSymbolic(res.Best, Xt)
 	chosen.dimensionallyConsistent = m.dimensionallyConsistent(res.Best, target)
 	var alts []*lawModel
 	for _, alt := range paretoNeighbours(res.Front, res.Best) {
-		law := fromSymbolic(alt, m.data.X)
+		law := fromSymbolic(alt, Xt)
 		law.dimensionallyConsistent = m.dimensionallyConsistent(alt, target)
 		alts = append(alts, law)
 	}
