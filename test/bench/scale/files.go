@@ -36,9 +36,13 @@ type filePoint struct {
 	Error      string  `json:"error,omitempty"`
 }
 
-// parquetRowGroup is the row-group length of the written Parquet files:
-// pyarrow's default (pyarrow.parquet.write_table's row_group_size, 1Mi rows).
-const parquetRowGroup = 1 << 20
+// parquetRowGroup is the row-group length of the written Parquet files;
+// the default is pyarrow's (pyarrow.parquet.write_table's row_group_size,
+// 1Mi rows).
+var parquetRowGroup = 1 << 20
+
+// keepFiles keeps the files of -files for another look.
+var keepFiles bool
 
 // fileSweep writes each file of spec (format:ROWSxCOLS,... with format
 // parquet or csv) under dir, measures profiling and validation in child
@@ -77,7 +81,9 @@ func fileSweep(spec, dir, out, self string) error {
 			fp.Profile = measureFile(self, "profile", path)
 			fp.Validate = measureFile(self, "validate", path)
 		}
-		_ = os.Remove(path)
+		if !keepFiles {
+			_ = os.Remove(path)
+		}
 		done = append(done, fp)
 		b, _ := json.Marshal(fp)
 		fmt.Println(string(b))
@@ -203,7 +209,7 @@ func writeParquet(path string, rows, cols int) error {
 	for j := range cols {
 		fields[fmt.Sprintf("c%03d", j)] = parquet.Leaf(parquet.DoubleType)
 	}
-	w := parquet.NewWriter(f, parquet.NewSchema("scale", fields), parquet.MaxRowsPerRowGroup(parquetRowGroup))
+	w := parquet.NewWriter(f, parquet.NewSchema("scale", fields), parquet.MaxRowsPerRowGroup(int64(parquetRowGroup)))
 	r := rand.New(rand.NewPCG(21, 22))
 	batch := make([]parquet.Row, 1024)
 	for i := range batch {

@@ -79,6 +79,8 @@ func main() {
 	files := flag.String("files", "", "instead of sweeping: write each file format:ROWSxCOLS,... (parquet or csv, N(0,1) doubles) under -file-dir, measure profiling and upload validation of it in children, delete it")
 	fileDir := flag.String("file-dir", os.TempDir(), "-files: where the files are written")
 	file := flag.String("file", "", "child: the file of -mode profile or validate")
+	flag.IntVar(&parquetRowGroup, "row-group", parquetRowGroup, "-files: rows per Parquet row group")
+	flag.BoolVar(&keepFiles, "keep", false, "-files: keep the files")
 	flag.Parse()
 	if *files != "" {
 		if err := fileSweep(*files, *fileDir, *out, *childBin); err != nil {
@@ -109,7 +111,13 @@ func main() {
 		return
 	}
 	if *child && *file != "" {
-		_ = json.NewEncoder(os.Stdout).Encode(runFile(*mode, *file))
+		p := runFile(*mode, *file)
+		if *memProfile != "" {
+			if err := writeHeapProfile(*memProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "scale:", err)
+			}
+		}
+		_ = json.NewEncoder(os.Stdout).Encode(p)
 		return
 	}
 	if *child {
