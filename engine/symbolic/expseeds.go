@@ -34,7 +34,7 @@ const (
 // smallest residual (a share of var(y)) is floor.
 func exponentialSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 	b := newTermBuilder(p.g)
-	if !sameSign(p.y) || !b.has[opExp] || !b.has[opMul] {
+	if !sameSign(p.y) || !b.has[opExp] || !b.has[opMul] || p.timeUp() {
 		return nil
 	}
 	var logVars []int
@@ -62,11 +62,12 @@ func exponentialSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 	for i, v := range p.y {
 		ly[i] = math.Log(math.Abs(v))
 	}
-	if !usableColumn(ly) {
+	if !usableColumn(ly) || p.timeUp() {
 		return nil
 	}
 
 	s := newSparseRegression(terms, ly)
+	s.stop = p.timeUp
 	cand := s.independent()
 	models := append(s.forward(cand, 4, maxSeedTerms), s.stlsq(cand)...)
 	models = append(models, s.bestPairs(cand, maxExpSeeds)...)
@@ -128,15 +129,38 @@ func expSeed(b *termBuilder, s *sparseRegression, S []int, w []float64, logVars 
 	return t, true
 }
 
-// squaredRatios returns (x_i/x_j)² for every ordered pair of variables, the
-// argument of Gaussians in a scaled variable.
+// maxRatioTerms caps the squared ratios a pass receives. With v inputs
+// there are v(v−1) of them, which would make the library, its Gram matrix
+// and the sparse regressions grow with the square of the columns; up to 10
+// inputs (90 ratios) every ratio is kept.
+const maxRatioTerms = 100
+
+// squaredRatios returns (x_i/x_j)² for ordered pairs of variables, the
+// argument of Gaussians in a scaled variable, in pair order. Beyond
+// maxRatioTerms usable ratios it keeps the maxRatioTerms most correlated
+// in absolute value with log|y| (with y when y changes sign), sure
+// independence screening (Fan & Lv 2008, J. R. Stat. Soc. B 70:849): the
+// terms of a sparse law are among those most correlated with its target,
+// and the ratios serve laws of the form y = M·exp(−c·(x_i/x_j)²), linear
+// in log space. Only the kept columns are held in memory, and the scan
+// stops when the search's time is up.
 func squaredRatios(p *problem, b *termBuilder) []libraryTerm {
 	if !b.has[opDiv] && !b.has[opPow] {
 		return nil
 	}
+	target := p.y
+	if sameSign(p.y) {
+		target = make([]float64, len(p.y))
+		for i, v := range p.y {
+			target[i] = math.Log(math.Abs(v))
+		}
+	}
+	scr := newScreen(target, maxRatioTerms)
 	ev := newEvaluator(p.cols, len(p.y))
-	var out []libraryTerm
 	for _, i := range p.g.vars {
+		if p.timeUp() {
+			break
+		}
 		for _, j := range p.g.vars {
 			if i == j {
 				continue
@@ -146,9 +170,9 @@ func squaredRatios(p *problem, b *termBuilder) []libraryTerm {
 				continue
 			}
 			if f := ev.eval(t); usableColumn(f) {
-				out = append(out, libraryTerm{t: t, col: append([]float64(nil), f...)})
+				scr.offer(t, f)
 			}
 		}
 	}
-	return out
+	return scr.terms()
 }

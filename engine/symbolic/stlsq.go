@@ -34,7 +34,13 @@ type sparseRegression struct {
 	sdY   float64
 	gram  *mat.SymDense // correlation matrix of the terms
 	corrY []float64     // correlation of each term with y
+	// stop, when set, reports that the search's time is up; forward,
+	// stlsq and bestPairs then return what they have found so far.
+	stop func() bool
 }
+
+// stopped reports whether the regression must stop (never, without stop).
+func (s *sparseRegression) stopped() bool { return s.stop != nil && s.stop() }
 
 const (
 	maxSeedTerms  = 5    // largest support tried by forward selection
@@ -132,6 +138,9 @@ func (s *sparseRegression) forward(cand []int, singles, maxTerms int) []sparseMo
 	for step := 0; step < maxTerms && step < len(cand); step++ {
 		var all []scored
 		for _, j := range cand {
+			if s.stopped() {
+				return out
+			}
 			if slices.Contains(S, j) {
 				continue
 			}
@@ -168,6 +177,9 @@ func (s *sparseRegression) forward(cand []int, singles, maxTerms int) []sparseMo
 func (s *sparseRegression) bestPairs(cand []int, k int) []sparseModel {
 	var out []sparseModel
 	for a, i := range cand {
+		if s.stopped() {
+			break
+		}
 		gii, ci := s.gram.At(i, i)+ridge, s.corrY[i]
 		for _, j := range cand[a+1:] {
 			gjj, gij, cj := s.gram.At(j, j)+ridge, s.gram.At(i, j), s.corrY[j]
@@ -195,10 +207,16 @@ func (s *sparseRegression) bestPairs(cand []int, k int) []sparseModel {
 func (s *sparseRegression) stlsq(cand []int) []sparseModel {
 	var out []sparseModel
 	solve := func(S []int) ([]float64, bool) {
+		if s.stopped() {
+			return nil, false
+		}
 		w, _, ok := s.solve(S)
 		return w, ok
 	}
 	for _, tau := range []float64{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3} {
+		if s.stopped() {
+			break
+		}
 		S, ok := stlsq.Threshold(cand, tau, 25, solve)
 		if !ok || len(S) == 0 || len(S) > maxSTLSQTerms {
 			continue
@@ -265,6 +283,7 @@ func sparseSeeds(p *problem, lib []libraryTerm) ([]tree, float64) {
 			break
 		}
 		s := newSparseRegression(lib, y)
+		s.stop = p.timeUp
 		cand := s.independent()
 		models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
 		slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
