@@ -67,9 +67,10 @@ func TestExponentialSeedsStopAtDeadline(t *testing.T) {
 	}
 }
 
-// The squared ratios stop at the deadline and return nothing.
+// The screened squared ratios (more than maxRatioTerms) stop at the
+// deadline and return nothing.
 func TestSquaredRatiosStopAtDeadline(t *testing.T) {
-	p := gaussianProblem(6, 50)
+	p := gaussianProblem(20, 50)
 	b := newTermBuilder(p.g)
 	if len(squaredRatios(p, b)) == 0 {
 		t.Fatal("no ratios without a deadline")

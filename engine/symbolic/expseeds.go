@@ -137,29 +137,59 @@ const maxRatioTerms = 100
 
 // squaredRatios returns (x_i/x_j)² for ordered pairs of variables, the
 // argument of Gaussians in a scaled variable, in pair order. Beyond
-// maxRatioTerms usable ratios it keeps the maxRatioTerms most correlated
-// in absolute value with log|y| (with y when y changes sign), sure
+// maxRatioTerms ratios it keeps the maxRatioTerms most correlated in
+// absolute value with log|y| (with y when y changes sign), sure
 // independence screening (Fan & Lv 2008, J. R. Stat. Soc. B 70:849): the
 // terms of a sparse law are among those most correlated with its target,
 // and the ratios serve laws of the form y = M·exp(−c·(x_i/x_j)²), linear
-// in log space. Only the kept columns are held in memory, and the scan
-// stops when the search's time is up.
+// in log space. The screen scores the ratios on the search rows (at most
+// maxSearchRows), so its cost does not grow with the rows, and holds only
+// the kept columns; the kept ratios are then evaluated on all rows. The
+// scan stops when the search's time is up.
 func squaredRatios(p *problem, b *termBuilder) []libraryTerm {
 	if !b.has[opDiv] && !b.has[opPow] {
 		return nil
 	}
-	target := p.y
-	if sameSign(p.y) {
-		target = make([]float64, len(p.y))
-		for i, v := range p.y {
+	var pairs []tree
+all:
+	for _, i := range p.g.vars {
+		for _, j := range p.g.vars {
+			if i == j {
+				continue
+			}
+			if t, ok := b.monomial([]int{i, j}, []float64{2, -2}); ok {
+				pairs = append(pairs, t)
+			}
+			if len(pairs) > maxRatioTerms {
+				break all
+			}
+		}
+	}
+	ev := newEvaluator(p.cols, len(p.y))
+	var out []libraryTerm
+	add := func(t tree) {
+		if f := ev.eval(t); usableColumn(f) {
+			out = append(out, libraryTerm{t: t, col: append([]float64(nil), f...)})
+		}
+	}
+	if len(pairs) <= maxRatioTerms {
+		for _, t := range pairs {
+			add(t)
+		}
+		return out
+	}
+	target := p.searchY
+	if sameSign(target) {
+		target = make([]float64, len(p.searchY))
+		for i, v := range p.searchY {
 			target[i] = math.Log(math.Abs(v))
 		}
 	}
 	scr := newScreen(target, maxRatioTerms)
-	ev := newEvaluator(p.cols, len(p.y))
+	sub := newEvaluator(p.searchCols, len(p.searchY))
 	for _, i := range p.g.vars {
 		if p.timeUp() {
-			break
+			return nil
 		}
 		for _, j := range p.g.vars {
 			if i == j {
@@ -169,10 +199,13 @@ func squaredRatios(p *problem, b *termBuilder) []libraryTerm {
 			if !ok {
 				continue
 			}
-			if f := ev.eval(t); usableColumn(f) {
+			if f := sub.eval(t); usableColumn(f) {
 				scr.offer(t, f)
 			}
 		}
 	}
-	return scr.terms()
+	for _, kept := range scr.terms() {
+		add(kept.t)
+	}
+	return out
 }

@@ -29,7 +29,13 @@ func buildLibrary(p *problem) []libraryTerm {
 			trees = append(trees, t)
 		}
 	}
-	mono := func(vs []int, ks []float64) { add(b.monomial(vs, ks)) }
+	// Once the list is full, nothing more is built: the triple products
+	// alone are v³/6 candidates.
+	mono := func(vs []int, ks []float64) {
+		if len(trees) < 4*maxLibrary {
+			add(b.monomial(vs, ks))
+		}
+	}
 	for _, i := range vars {
 		add(tree{varNode(i)}, true)
 	}
