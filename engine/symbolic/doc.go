@@ -107,6 +107,21 @@
 // counts (test/bench/CALIBRATION.md#settle-rule has the measurements
 // behind the thresholds).
 //
+// # Time and size at many columns
+//
+// Seeding (the sparse, exponential, transform, link, rational, structure
+// and π-group passes) may use at most 30 % of the search time; the
+// evolutionary search always gets the rest. Every pass reads the clock (the
+// time limit and the context) between its stages and inside its long loops
+// (forward selection, STLSQ and the pair search stop between solves) and,
+// once time is up, returns the seeds found so far, or none. No library
+// grows with the square of the columns: the candidate library is capped
+// at maxLibrary terms, and the squared ratios (x_i/x_j)², of which there
+// are v(v−1), are cut to maxRatioTerms by sure independence screening
+// (Fan & Lv 2008): the ratios most correlated with log|y| on the search
+// rows. Up to 10 inputs every ratio is kept, so small problems are
+// searched as before (issue 18, item 4).
+//
 // Expressions print in infix with ^ for powers and explicit *, for example
 // "0.0795775*q1*q2/epsilon*r^(-2)", and parse with sympy's parse_expr
 // (convert_xor) or sympify.
