@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -52,8 +53,11 @@ func (m *conservationMode) discover(ctx context.Context) error {
 	sched := m.refits(bootstrapRounds)
 	findCtx, cancel := sched.rest(ctx)
 	qs, err := conservation.Find(findCtx, Xt, vars, lt, conservation.Options{})
+	// Only the schedule's own deadline is a cut; read it before cancel, which
+	// would make every error look like one.
+	cut := ctx.Err() == nil && errors.Is(findCtx.Err(), context.DeadlineExceeded)
 	cancel()
-	if err != nil && ctx.Err() == nil && findCtx.Err() != nil {
+	if err != nil && cut {
 		m.result.Summary.TimedOut = true
 		qs, err = nil, nil
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -197,5 +198,31 @@ func TestDiscoverRefusesBadSpecBeforeRunning(t *testing.T) {
 	_, err := Discover(context.Background(), &data.Frame{}, Spec{Mode: "x"}, rec)
 	if err == nil || len(rec.events) != 2 || rec.events[1].status != string(StatusFailed) {
 		t.Fatalf("err %v events %+v", err, rec.events)
+	}
+}
+
+// A conservation search that cannot run (more variables than its library
+// allows) fails the run with the reason, also under a time limit: only the
+// schedule's own deadline is a cut that keeps the laws and sets TimedOut.
+func TestConservationRefusalIsNotATimeCut(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	names := []string{"traj"}
+	cols := [][]float64{make([]float64, 200)}
+	for i := range cols[0] {
+		cols[0][i] = float64(i % 4)
+	}
+	for j := range 20 {
+		names = append(names, fmt.Sprintf("x%d", j))
+		col := make([]float64, 200)
+		for i := range col {
+			col[i] = rng.NormFloat64()
+		}
+		cols = append(cols, col)
+	}
+	f := frameOf(t, names, cols...)
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeSymbolic, Targets: []string{"x0"}, Seed: 1, TimeLimit: 10 * time.Minute,
+		Parameters: Parameters{Epochs: 5, Constraints: []string{"trajectory:traj"}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "more than 200") {
+		t.Fatalf("want the conservation library's refusal, got %v (timed out %v)", err, res != nil && res.Summary.TimedOut)
 	}
 }
