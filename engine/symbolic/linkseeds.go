@@ -505,15 +505,7 @@ func linkFactors(p *problem, b *termBuilder, monos []tree) []tree {
 			}
 		}
 	}
-	out := ms[:1]
-	seen := map[uint64]bool{}
-	for _, m := range ms[1:] {
-		if h := m.hash(); !seen[h] {
-			seen[h] = true
-			out = append(out, m)
-		}
-	}
-	return out
+	return firstAndDistinct(ms)
 }
 
 // roundedPowerLaw fits log|r| = c + Σ p_j·log|x_j| over vars (columns of

@@ -208,15 +208,7 @@ func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
 			ms = append(ms, tree{varNode(j)})
 		}
 	}
-	out := ms[:1]
-	seen := map[uint64]bool{}
-	for _, m := range ms[1:] {
-		if h := m.hash(); !seen[h] {
-			seen[h] = true
-			out = append(out, m)
-		}
-	}
-	return out
+	return firstAndDistinct(ms)
 }
 
 // affineTree writes c0 + Σ w_k·t_k, fitted by least squares on support S,
@@ -293,4 +285,18 @@ func (b *termBuilder) raise(t tree, k float64) (tree, bool) {
 		}
 	}
 	return nil, false
+}
+
+// firstAndDistinct keeps ms[0] and, after it, the first of each distinct
+// tree (by hash) of the rest, in order.
+func firstAndDistinct(ms []tree) []tree {
+	out := ms[:1]
+	seen := map[uint64]bool{}
+	for _, m := range ms[1:] {
+		if h := m.hash(); !seen[h] {
+			seen[h] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -85,13 +85,8 @@ func fileSweep(spec, dir, out, self string) error {
 			_ = os.Remove(path)
 		}
 		done = append(done, fp)
-		b, _ := json.Marshal(fp)
-		fmt.Println(string(b))
-		if out != "" {
-			all, _ := json.MarshalIndent(done, "", "  ")
-			if err := writeFile(out, all); err != nil {
-				return err
-			}
+		if err := report(fp, done, out); err != nil {
+			return err
 		}
 	}
 	return nil

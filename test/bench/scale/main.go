@@ -415,16 +415,23 @@ func sweep(grid, out, self string, seed int64, limit time.Duration, budget time.
 		p := measure(self, q.Mode, q.Rows, q.Cols, seed, lim)
 		p.LimitS = lim.Seconds()
 		done = append(done, p)
-		b, _ := json.Marshal(p)
-		fmt.Println(string(b))
-		if out != "" {
-			all, _ := json.MarshalIndent(done, "", "  ")
-			if err := writeFile(out, all); err != nil {
-				return err
-			}
+		if err := report(p, done, out); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// report prints the point just measured as one JSON line and, with out, writes
+// every point so far there, so an interrupted sweep keeps what it measured.
+func report[T any](point T, done []T, out string) error {
+	b, _ := json.Marshal(point)
+	fmt.Println(string(b))
+	if out == "" {
+		return nil
+	}
+	all, _ := json.MarshalIndent(done, "", "  ")
+	return writeFile(out, all)
 }
 
 // cpuSeconds is this process's user+system CPU time so far.
