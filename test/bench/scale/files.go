@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -94,25 +91,7 @@ func fileSweep(spec, dir, out, self string) error {
 
 // measureFile runs the child mode (profile or validate) on path.
 func measureFile(self, mode, path string) point {
-	cmd := exec.Command(self, "-child", "-mode", mode, "-file", path)
-	cmd.Stderr = os.Stderr
-	outb, err := cmd.Output()
-	var p point
-	if jerr := json.Unmarshal(outb, &p); jerr != nil {
-		p = point{Mode: mode, LoadAvg: loadAvg()}
-		if err != nil {
-			p.Error = err.Error()
-		} else {
-			p.Error = jerr.Error()
-		}
-	}
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			p.PeakMB = float64(ru.Maxrss) / 1024
-		}
-		p.CPUS = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-	}
-	return p
+	return runChild(self, point{Mode: mode}, "-child", "-mode", mode, "-file", path)
 }
 
 // runFile is the child of measureFile: "profile" is data.ProfileReader,
@@ -161,7 +140,6 @@ func runFile(mode, path string) point {
 	if err != nil {
 		p.Error = err.Error()
 	}
-	p.Extra["vmhwm_mb"] = vmHWM()
 	p.Extra["file_mb"] = float64(size) / (1 << 20)
 	return p
 }

@@ -3,12 +3,13 @@
 // causal discovery on a large SEM with causal-learn PC.
 //
 // Each point runs in a child process (this binary with -child), so that its
-// peak memory is its own: the parent reads the child's ru_maxrss (getrusage
-// RUSAGE_CHILDREN semantics, the kernel's VmHWM of the process) from
-// os.ProcessState.SysUsage.
+// peak memory is its own: the child reports its VmHWM from
+// /proc/self/status. Its ru_maxrss would not do: it also counts the parent's
+// resident set at the fork (engine/data/memory_test.go).
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -110,23 +111,19 @@ func main() {
 		}
 		return
 	}
-	if *child && *file != "" {
-		p := runFile(*mode, *file)
-		if *memProfile != "" {
-			if err := writeHeapProfile(*memProfile); err != nil {
-				fmt.Fprintln(os.Stderr, "scale:", err)
-			}
-		}
-		_ = json.NewEncoder(os.Stdout).Encode(p)
-		return
-	}
 	if *child {
-		p := runPoint(*mode, *rows, *cols, *seed, *limit, *cpuProfile)
+		var p point
+		if *file != "" {
+			p = runFile(*mode, *file)
+		} else {
+			p = runPoint(*mode, *rows, *cols, *seed, *limit, *cpuProfile)
+		}
 		if *memProfile != "" {
 			if err := writeHeapProfile(*memProfile); err != nil {
 				fmt.Fprintln(os.Stderr, "scale:", err)
 			}
 		}
+		p.PeakMB = vmHWM()
 		_ = json.NewEncoder(os.Stdout).Encode(p)
 		return
 	}
@@ -324,23 +321,28 @@ func skeletonF1(found, truth [][2]string) float64 {
 	return 2 * prec * rec / (prec + rec)
 }
 
-// measure runs one point in a child process and adds its peak RSS.
+// measure runs one point in a child process.
 func measure(self, mode string, rows, cols int, seed int64, limit time.Duration) point {
-	cmd := exec.Command(self, "-child", "-mode", mode, "-rows", strconv.Itoa(rows), "-cols", strconv.Itoa(cols),
-		"-seed", strconv.FormatInt(seed, 10), "-time-limit", limit.String())
+	return runChild(self, point{Mode: mode, Rows: rows, Cols: cols}, "-child", "-mode", mode, "-rows", strconv.Itoa(rows),
+		"-cols", strconv.Itoa(cols), "-seed", strconv.FormatInt(seed, 10), "-time-limit", limit.String())
+}
+
+// runChild runs self with args and returns the point it prints, with its CPU
+// time (user + system, less the data generation's). A child that prints no
+// point is reported as failed (what, with the error), and its peak is then
+// read from ru_maxrss, which may count the parent's too.
+func runChild(self string, what point, args ...string) point {
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	outb, err := cmd.Output()
-	var p point
+	p := what
 	if jerr := json.Unmarshal(outb, &p); jerr != nil {
-		p = point{Mode: mode, Rows: rows, Cols: cols, LoadAvg: loadAvg()}
-		if err != nil {
-			p.Error = err.Error()
-		} else {
-			p.Error = jerr.Error()
-		}
+		p = what
+		p.LoadAvg = loadAvg()
+		p.Error = cmp.Or(err, jerr).Error()
 	}
 	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && p.PeakMB == 0 {
 			p.PeakMB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
 		}
 		p.CPUS = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() - p.GenerateCPUS
