@@ -481,26 +481,14 @@ func comparePC(self, python, script string, rows, cols int, seed int64, limit ti
 	cmd := exec.Command(python, script, "--csv", csv)
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
-	var res struct {
-		Nodes []string `json:"nodes"`
-		Edges []struct {
-			From     string `json:"from"`
-			To       string `json:"to"`
-			Directed bool   `json:"directed"`
-		} `json:"edges"`
-		TimeS float64 `json:"time_s"`
-	}
+	var res bench.PeerGraph
 	if err != nil {
 		out.Error = "pc: " + err.Error()
 	} else if err := json.Unmarshal(b, &res); err != nil {
 		out.Error = "pc: " + err.Error()
 	} else {
-		g := &causal.Graph{Nodes: res.Nodes}
-		for _, e := range res.Edges {
-			g.Edges = append(g.Edges, causal.Edge{From: e.From, To: e.To, Directed: e.Directed})
-		}
-		_, _, out.PCF1 = causal.SkeletonF1(g, s.Edges)
-		out.PCTimeS, out.PCEdges = res.TimeS, len(res.Edges)
+		_, _, out.PCF1 = causal.SkeletonF1(res.Graph(), s.Edges)
+		out.PCTimeS, out.PCEdges = res.Seconds, len(res.Edges)
 	}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -312,18 +312,6 @@ type report struct {
 	Calibration  *calibrationResult   `json:"calibration,omitempty"`
 }
 
-// peerGraph is one graph in the -pc file written by peers/pc_causallearn.py.
-type peerGraph struct {
-	Nodes []string `json:"nodes"`
-	Edges []struct {
-		From     string `json:"from"`
-		To       string `json:"to"`
-		Directed bool   `json:"directed"`
-	} `json:"edges"`
-	Seconds float64 `json:"time_s"`
-	Error   string  `json:"error"`
-}
-
 func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	casesDir := fs.String("cases", "", "directory written by gen (required)")
@@ -352,7 +340,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	pcs := map[string]peerGraph{}
+	pcs := map[string]bench.PeerGraph{}
 	if *pcFile != "" {
 		if b, err := os.ReadFile(*pcFile); err == nil {
 			if err := json.Unmarshal(b, &pcs); err != nil {
@@ -605,19 +593,11 @@ func runCausal(ctx context.Context, X [][]float64, names []string, truth [][2]st
 	return s
 }
 
-func scorePeer(pg peerGraph, truth [][2]string) graphScore {
+func scorePeer(pg bench.PeerGraph, truth [][2]string) graphScore {
 	if pg.Error != "" {
 		return graphScore{Error: pg.Error, Seconds: pg.Seconds}
 	}
-	g := &causal.Graph{Nodes: pg.Nodes}
-	for _, e := range pg.Edges {
-		from, to := e.From, e.To
-		if !e.Directed && to < from {
-			from, to = to, from
-		}
-		g.Edges = append(g.Edges, causal.Edge{From: from, To: to, Directed: e.Directed})
-	}
-	s := score(g, truth)
+	s := score(pg.Graph(), truth)
 	s.Seconds = pg.Seconds
 	return s
 }
