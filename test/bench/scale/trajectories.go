@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/discolab/disco/engine"
-	"github.com/discolab/disco/engine/conservation"
+	"github.com/discolab/disco/test/bench"
 )
 
 // trajectorySamples is the length of each trajectory of dynamicsTable; more
@@ -118,37 +117,17 @@ func oscillatorEnergies(coefs []map[string]float64, names []string, clean [][]fl
 	}
 	found := map[int]bool{}
 	for _, c := range coefs {
-		vals, ok := evalQuantity(c, names[:len(clean)], clean)
-		if !ok {
+		vals, err := bench.QuantityValues(c, names[:len(clean)], clean)
+		if err != nil {
 			continue
 		}
 		for k, e := range energy {
-			if r := stat.Correlation(vals, e, nil); r*r >= 0.99 {
+			if bench.AffineR2(vals, e) >= 0.99 {
 				found[k] = true
 			}
 		}
 	}
 	return len(found)
-}
-
-// evalQuantity evaluates Σ c_k·term_k on every row of X, each term read by
-// conservation.ParseTerm.
-func evalQuantity(coef map[string]float64, names []string, X [][]float64) ([]float64, bool) {
-	out := make([]float64, len(X[0]))
-	state := make([]float64, len(names))
-	for name, c := range coef {
-		t, err := conservation.ParseTerm(name, names)
-		if err != nil {
-			return nil, false
-		}
-		for i := range out {
-			for j := range names {
-				state[j] = X[j][i]
-			}
-			out[i] += c * t.Eval(state)
-		}
-	}
-	return out, true
 }
 
 // dynamicsSystem is ẋ = A·x on n states x0..x(n−1): a damped chain,

@@ -25,8 +25,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/discolab/disco/engine"
 	"github.com/discolab/disco/engine/causal"
 	"github.com/discolab/disco/engine/conservation"
@@ -631,12 +629,12 @@ func runConservation(ctx context.Context, cases []*bench.Trajectories, noise flo
 		for _, q := range qs {
 			r.Found = append(r.Found, q.Expression)
 			r.Trajectorys = q.Trajectories
-			vals, err := evalTerms(q.Coefficients, c.Names, c.Clean)
+			vals, err := bench.QuantityValues(q.Coefficients, c.Names, c.Clean)
 			if err != nil {
 				r.Error = err.Error()
 				continue
 			}
-			if r2 := affineR2(vals, truth); r2 > r.BestR2 {
+			if r2 := bench.AffineR2(vals, truth); r2 > r.BestR2 {
 				r.BestR2, r.RelVar = r2, q.RelativeVariation
 			}
 		}
@@ -644,42 +642,6 @@ func runConservation(ctx context.Context, cases []*bench.Trajectories, noise flo
 		out = append(out, r)
 	}
 	return out
-}
-
-// evalTerms evaluates sum_k c_k term_k, each term read by
-// conservation.ParseTerm.
-func evalTerms(coef map[string]float64, names []string, X [][]float64) ([]float64, error) {
-	n := len(X[0])
-	out := make([]float64, n)
-	terms := make([]string, 0, len(coef))
-	for t := range coef {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
-	state := make([]float64, len(names))
-	for _, name := range terms {
-		term, err := conservation.ParseTerm(name, names)
-		if err != nil {
-			return nil, err
-		}
-		for i := range out {
-			for j := range names {
-				state[j] = X[j][i]
-			}
-			out[i] += coef[name] * term.Eval(state)
-		}
-	}
-	return out, nil
-}
-
-// affineR2 is the R² of the least-squares fit y ≈ a·x + b: the squared
-// sample correlation, 0 when either side is constant.
-func affineR2(x, y []float64) float64 {
-	r := stat.Correlation(x, y, nil)
-	if math.IsNaN(r) || math.IsInf(r, 0) {
-		return 0
-	}
-	return r * r
 }
 
 // runCalibration runs symbolic discovery on targets independent of the

@@ -1,47 +1,10 @@
 package main
 
 import (
-	"math"
-	"math/rand/v2"
 	"testing"
-
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/discolab/disco/test/bench"
 )
-
-// affineR2 is the R² of the least-squares line: 1 on an exact affine
-// relation, gonum's RSquared of the fitted line on noisy data, and 0 (not
-// NaN, which JSON cannot carry) when a side is constant.
-func TestAffineR2(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	x, y := make([]float64, 500), make([]float64, 500)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-		y[i] = -3*x[i] + 7
-	}
-	if got := affineR2(x, y); math.Abs(got-1) > 1e-12 {
-		t.Errorf("exact affine relation: R² %v, want 1", got)
-	}
-	for i := range y {
-		y[i] += 2 * rng.NormFloat64()
-	}
-	alpha, beta := stat.LinearRegression(x, y, nil, false)
-	want := stat.RSquared(x, y, nil, alpha, beta)
-	if got := affineR2(x, y); math.Abs(got-want) > 1e-12 || got <= 0 || got >= 1 {
-		t.Errorf("noisy relation: R² %v, want the fitted line's %v", got, want)
-	}
-	constant := make([]float64, len(x))
-	for i := range constant {
-		constant[i] = 2
-	}
-	if got := affineR2(x, constant); got != 0 {
-		t.Errorf("constant side: R² %v, want 0", got)
-	}
-	if got := affineR2(constant, y); got != 0 {
-		t.Errorf("constant side: R² %v, want 0", got)
-	}
-}
 
 // gen's -noise takes SRBench's levels in any order, drops repeats, and
 // refuses what is not a fraction in [0, 1); run visits a case's levels in
