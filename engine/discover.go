@@ -151,27 +151,36 @@ func (r *runner) refits(n int) *refitSchedule {
 	return s
 }
 
-// next returns the context of the next refit, whose deadline is its share,
-// or ok false when no time is left for it (the refit is then not run, the
-// schedule incomplete and Summary.TimedOut set). The caller must call
-// cancel when ok.
-func (s *refitSchedule) next(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
-	share := 1
-	if s.pending > 1 {
-		share = s.pending
-	}
+// errRefitSkipped is the error of a refit the schedule left out: no time
+// was left for it.
+var errRefitSkipped = errors.New("the time limit left no time for this refit")
+
+// refit runs f as the schedule's next refit, on a context whose deadline is
+// its share of the time left. A refit with no time left is not run: it
+// returns errRefitSkipped. Either that or an error because the share expired
+// leaves the schedule incomplete (skipped) and sets Summary.TimedOut.
+// Without a time limit f runs unbounded.
+func refit[T any](ctx context.Context, s *refitSchedule, f func(context.Context) (T, error)) (T, error) {
+	share := max(s.pending, 1)
 	s.pending--
+	var cancel context.CancelFunc
 	if s.end.IsZero() {
 		ctx, cancel = context.WithCancel(ctx)
-		return ctx, cancel, true
+	} else {
+		left := s.end.Sub(s.r.now())
+		if left <= 0 {
+			s.skip()
+			var none T
+			return none, errRefitSkipped
+		}
+		ctx, cancel = context.WithTimeout(ctx, left/time.Duration(share))
 	}
-	left := s.end.Sub(s.r.now())
-	if left <= 0 {
+	defer cancel()
+	v, err := f(ctx)
+	if err != nil && ctx.Err() != nil {
 		s.skip()
-		return nil, nil, false
 	}
-	ctx, cancel = context.WithTimeout(ctx, left/time.Duration(share))
-	return ctx, cancel, true
+	return v, err
 }
 
 // rest bounds work that precedes the refits and shares their time (the
@@ -182,14 +191,6 @@ func (s *refitSchedule) rest(ctx context.Context) (context.Context, context.Canc
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, s.end.Sub(s.r.now()))
-}
-
-// done records how a refit that ran on ctx ended: an error because its
-// share expired leaves the schedule incomplete.
-func (s *refitSchedule) done(ctx context.Context, err error) {
-	if err != nil && ctx.Err() != nil {
-		s.skip()
-	}
 }
 
 func (s *refitSchedule) skip() {

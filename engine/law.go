@@ -218,13 +218,9 @@ func (r *runner) crossValidate(ctx context.Context, y []float64, fit lawFitter, 
 			}
 		}
 		trainRows = thin(trainRows, maxTrainRows)
-		refitCtx, cancel, ok := sched.next(ctx)
-		if !ok {
-			continue
-		}
-		m, err := fit(refitCtx, rowsOf(r.data.X, trainRows), pickRows(y, trainRows), effortRefit, r.plan.spec.Seed+int64(k)+1)
-		sched.done(refitCtx, err)
-		cancel()
+		m, err := refit(ctx, sched, func(ctx context.Context) (*lawModel, error) {
+			return fit(ctx, rowsOf(r.data.X, trainRows), pickRows(y, trainRows), effortRefit, r.plan.spec.Seed+int64(k)+1)
+		})
 		if err != nil || m == nil {
 			continue
 		}
@@ -253,15 +249,11 @@ func (r *runner) bootstrapForms(ctx context.Context, y []float64, fit lawFitter,
 		for k := range rows {
 			rows[k] = r.data.train[rng.Intn(len(r.data.train))]
 		}
-		refitCtx, cancel, ok := sched.next(ctx)
-		if !ok {
-			continue
-		}
-		refit, err := fit(refitCtx, rowsOf(r.data.X, rows), pickRows(y, rows), effortRefit, r.plan.spec.Seed+100+int64(b))
-		sched.done(refitCtx, err)
-		cancel()
-		if err == nil && refit != nil {
-			forms[b] = refit.formKey()
+		m, err := refit(ctx, sched, func(ctx context.Context) (*lawModel, error) {
+			return fit(ctx, rowsOf(r.data.X, rows), pickRows(y, rows), effortRefit, r.plan.spec.Seed+100+int64(b))
+		})
+		if err == nil && m != nil {
+			forms[b] = m.formKey()
 		}
 	}
 	return forms

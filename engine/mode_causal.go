@@ -86,13 +86,9 @@ func (m *causalMode) noiseAdjacency(ctx context.Context, Xt [][]float64, sched *
 		noise[i] = rng.NormFloat64()
 	}
 	names := append(append([]string(nil), m.data.features...), noiseNode)
-	var g *causal.Graph
-	err := context.DeadlineExceeded
-	if rerunCtx, cancel, ok := sched.next(ctx); ok {
-		g, err = m.graph(rerunCtx, append(append([][]float64(nil), Xt...), noise), names, m.plan.spec.Seed)
-		sched.done(rerunCtx, err)
-		cancel()
-	}
+	g, err := refit(ctx, sched, func(ctx context.Context) (*causal.Graph, error) {
+		return m.graph(ctx, append(append([][]float64(nil), Xt...), noise), names, m.plan.spec.Seed)
+	})
 	out := map[string]float64{}
 	if err != nil {
 		// The rerun could not tell (or the time limit left it out); count
@@ -148,14 +144,9 @@ func (m *causalMode) bootstrap(ctx context.Context, Xt [][]float64, sched *refit
 			}
 		}
 		found := map[string]bool{}
-		rerunCtx, cancel, ok := sched.next(ctx)
-		if !ok {
-			out = append(out, found)
-			continue
-		}
-		g, err := m.graph(rerunCtx, rowsOf(Xt, rows), m.data.features, m.plan.spec.Seed+int64(b)+1)
-		sched.done(rerunCtx, err)
-		cancel()
+		g, err := refit(ctx, sched, func(ctx context.Context) (*causal.Graph, error) {
+			return m.graph(ctx, rowsOf(Xt, rows), m.data.features, m.plan.spec.Seed+int64(b)+1)
+		})
 		if err == nil {
 			for _, e := range g.Edges {
 				found[edgeKey(e)] = true

@@ -69,18 +69,12 @@ func (m *conservationMode) discover(ctx context.Context) error {
 	}
 	Xh, lh := rowsOf(X, m.data.holdout), pickRows(labels, m.data.holdout)
 	stable := m.bootstrap(ctx, Xt, vars, lt, sched)
-	evidence := make([]int, 0, len(m.data.holdout)) // never nil: nil means all rows
-	for i := range labels {
-		if m.data.isEvidenceRow(i) {
-			evidence = append(evidence, i)
-		}
-	}
 	for _, q := range qs {
 		terms, err := parseTerms(q.Coefficients, vars)
 		if err != nil {
 			continue // a term this engine cannot evaluate: no claim rather than a wrong one
 		}
-		m.addClaim(m.claim(q, terms, relativeVariation(terms, X, labels, evidence), Xh, lh, stable, sched.skipped == 0))
+		m.addClaim(m.claim(q, terms, relativeVariation(terms, X, labels, m.data.isEvidenceRow), Xh, lh, stable, sched.skipped == 0))
 	}
 	return nil
 }
@@ -132,13 +126,9 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 				lab = append(lab, fmt.Sprintf("%s#%d", pick, k))
 			}
 		}
-		rerunCtx, cancel, ok := sched.next(ctx)
-		if !ok {
-			continue
-		}
-		qs, err := conservation.Find(rerunCtx, rowsOf(X, rows), vars, lab, conservation.Options{})
-		sched.done(rerunCtx, err)
-		cancel()
+		qs, err := refit(ctx, sched, func(ctx context.Context) ([]conservation.Quantity, error) {
+			return conservation.Find(ctx, rowsOf(X, rows), vars, lab, conservation.Options{})
+		})
 		if err != nil {
 			continue
 		}
@@ -245,19 +235,16 @@ func (t term) eval(X [][]float64, i int) float64 {
 	return t.Eval(state)
 }
 
-// relativeVariation is conservation's measure on the given rows of X
-// (nil: all of them): the mean over trajectories (with at least 3 rows) of
-// std_t(Q) / sum_k |c_k| std_t(term_k). It is 1 when nothing can be
-// measured.
-func relativeVariation(terms []term, X [][]float64, labels []string, rows []int) float64 {
+// relativeVariation is conservation's measure on the rows i of X for which
+// in(i) holds (in nil: every row): the mean over trajectories (with at
+// least 3 rows) of std_t(Q) / sum_k |c_k| std_t(term_k). It is 1 when
+// nothing can be measured.
+func relativeVariation(terms []term, X [][]float64, labels []string, in func(i int) bool) float64 {
 	groups := map[string][]int{}
-	if rows == nil {
-		for i, l := range labels {
+	for i, l := range labels {
+		if in == nil || in(i) {
 			groups[l] = append(groups[l], i)
 		}
-	}
-	for _, i := range rows {
-		groups[labels[i]] = append(groups[labels[i]], i)
 	}
 	keys := make([]string, 0, len(groups))
 	for k := range groups {

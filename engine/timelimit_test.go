@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -151,18 +152,23 @@ func TestRefitScheduleSkipsPastItsEnd(t *testing.T) {
 		return r.start
 	}
 	s := r.refits(3)
-	ctx, cancel, ok := s.next(context.Background())
-	if !ok {
-		t.Fatal("the first refit got no time with the whole limit left")
+	ran := 0
+	if _, err := refit(context.Background(), s, func(ctx context.Context) (int, error) {
+		ran++
+		if d, has := ctx.Deadline(); !has || time.Until(d) > 54*time.Minute/3 {
+			t.Errorf("first of 3 refits: deadline %v, want a third of the time before refitEnd", d)
+		}
+		return 0, nil
+	}); err != nil || ran != 1 {
+		t.Fatalf("the first refit got no time with the whole limit left: ran %d, %v", ran, err)
 	}
-	if d, has := ctx.Deadline(); !has || time.Until(d) > 54*time.Minute/3 {
-		t.Errorf("first of 3 refits: deadline %v, want a third of the time before refitEnd", d)
-	}
-	cancel()
 	late.Store(true)
 	for range 2 {
-		if _, _, ok := s.next(context.Background()); ok {
-			t.Fatal("a refit was handed out past the schedule's end")
+		if _, err := refit(context.Background(), s, func(context.Context) (int, error) {
+			ran++
+			return 0, nil
+		}); !errors.Is(err, errRefitSkipped) || ran != 1 {
+			t.Fatalf("a refit was handed out past the schedule's end: ran %d, %v", ran, err)
 		}
 	}
 	if s.skipped != 2 || !r.result.Summary.TimedOut {
