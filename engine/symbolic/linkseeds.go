@@ -3,8 +3,6 @@ package symbolic
 import (
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Link seeds: a monomial under a one-parameter link (AI Feynman's inverted
@@ -162,19 +160,8 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 		return nil
 	}
 	// The log-space design [1, log|x_j|] is the same for every link: its
-	// thin QR factor Q turns each fit into projections.
-	design := mat.NewDense(len(rows), len(vars)+1, nil)
-	for k, i := range rows {
-		design.Set(k, 0, 1)
-		for q, v := range vars {
-			design.Set(k, q+1, math.Log(math.Abs(p.cols[v][i])))
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(design)
-	var qFull mat.Dense
-	qr.QTo(&qFull)
-	q := mat.DenseCopyOf(qFull.Slice(0, len(rows), 0, len(vars)+1))
+	// thin QR factor turns each fit into a projection.
+	design := newLogDesign(p.cols, vars, rows)
 	sub := make([][]float64, len(p.cols))
 	for _, j := range p.g.vars {
 		sub[j] = make([]float64, len(rows))
@@ -244,14 +231,14 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 					sign = t
 					lt[k] = math.Log(math.Abs(t))
 				}
-				return projectedRSS(q, lt)
+				return design.rss(lt)
 			}
 			s, best := scanLink(func(s float64) float64 { return rss(l.scale(s, zs)) })
 			a := l.scale(s, zs)
 			if !(best <= linkMaxRSS) {
 				continue
 			}
-			ts, pw := linkTrees(p, b, l, m, z, a, vars, rows)
+			ts, pw := linkTrees(p, b, design, l, m, z, a, vars)
 			if pw != nil {
 				hits = append(hits, hit{best, pw})
 			}
@@ -314,7 +301,7 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 					for k, v := range r {
 						lt[k] = math.Log(math.Abs(v))
 					}
-					return projectedRSS(q, lt)
+					return design.rss(lt)
 				}
 				s, best := scanLink(rss)
 				if !(best <= linkMaxRSS) {
@@ -322,7 +309,7 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 				}
 				c := scale(s)
 				rss(s) // leaves y/g(c·m) in r
-				m, ok := roundedPowerLaw(b, r, sub, vars)
+				m, ok := roundedPowerLaw(b, design, r, vars)
 				if !ok {
 					m = nil
 				}
@@ -339,44 +326,6 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 		out = append(out, c.t)
 	}
 	return out
-}
-
-// projectedRSS returns the share of v's variance left after projecting v
-// on the columns of the orthonormal q (whose first column spans the
-// constants), or +Inf when v is constant.
-func projectedRSS(q *mat.Dense, v []float64) float64 {
-	n, k := q.Dims()
-	var ss, mean float64
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(n)
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	if !(ss > 0) {
-		return math.Inf(1)
-	}
-	raw := q.RawMatrix()
-	d := make([]float64, k)
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+k]
-		for c, qv := range row {
-			d[c] += qv * v[i]
-		}
-	}
-	// The residual itself, not ‖v‖² − ‖Qᵀv‖², which cancels to rounding
-	// error near an exact fit and would blur the scan's minimum.
-	var rss float64
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+k]
-		r := v[i]
-		for c, qv := range row {
-			r -= qv * d[c]
-		}
-		rss += r * r
-	}
-	return rss / ss
 }
 
 // scanLink minimises f over s ∈ [0, 1]: a grid, then golden-section steps
@@ -415,27 +364,18 @@ func scanLink(f func(s float64) float64) (float64, float64) {
 	return bestS, best
 }
 
-// linkTrees fits log|T_a(z)| = log|c| + Σ p_j·log|x_j| on the pass's rows,
-// rounds the exponents to integers and to halves, refits c and writes
-// M·g(c·Π x_j^p_j) for each rounding.
-func linkTrees(p *problem, b *termBuilder, l link, m tree, z []float64, a float64, vars, rows []int) ([]tree, []float64) {
-	n := len(rows)
-	t := make([]float64, n)
+// linkTrees fits log|T_a(z)| = log|c| + Σ p_j·log|x_j| against the pass's
+// design, rounds the exponents to integers and to halves, refits c and
+// writes M·g(c·Π x_j^p_j) for each rounding.
+func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []float64, a float64, vars []int) ([]tree, []float64) {
+	n := len(z)
+	lt := make([]float64, n)
+	sign := math.Copysign(1, l.t(z[0], a))
 	for k, v := range z {
-		t[k] = l.t(v, a)
+		lt[k] = math.Log(math.Abs(l.t(v, a)))
 	}
-	sign := math.Copysign(1, t[0])
-	design := mat.NewDense(n, len(vars)+1, nil)
-	lt := mat.NewVecDense(n, nil)
-	for k, i := range rows {
-		design.Set(k, 0, 1)
-		for q, v := range vars {
-			design.Set(k, q+1, math.Log(math.Abs(p.cols[v][i])))
-		}
-		lt.SetVec(k, math.Log(math.Abs(t[k])))
-	}
-	var w mat.VecDense
-	if err := w.SolveVec(design, lt); err != nil {
+	w, ok := d.fit(lt)
+	if !ok {
 		return nil, nil
 	}
 	var out []tree
@@ -444,7 +384,7 @@ func linkTrees(p *problem, b *termBuilder, l link, m tree, z []float64, a float6
 		pw := make([]float64, len(vars))
 		zero := true
 		for q := range vars {
-			pw[q] = math.Round(w.AtVec(q+1)/step) * step
+			pw[q] = math.Round(w[q+1]/step) * step
 			zero = zero && pw[q] == 0
 		}
 		if zero {
@@ -455,10 +395,10 @@ func linkTrees(p *problem, b *termBuilder, l link, m tree, z []float64, a float6
 		}
 		// log|c| is the mean of what the rounded monomial leaves.
 		var lc float64
-		for k := range rows {
-			r := lt.AtVec(k)
+		for k := range lt {
+			r := lt[k]
 			for q := range vars {
-				r -= pw[q] * design.At(k, q+1)
+				r -= pw[q] * d.x.At(k, q+1)
 			}
 			lc += r
 		}
@@ -508,29 +448,24 @@ func linkFactors(p *problem, b *termBuilder, monos []tree) []tree {
 	return firstAndDistinct(ms)
 }
 
-// roundedPowerLaw fits log|r| = c + Σ p_j·log|x_j| over vars (columns of
-// cols, rows as r) and returns Π x_j^round(p_j), or false when r changes
-// sign or every exponent rounds to zero.
-func roundedPowerLaw(b *termBuilder, r []float64, cols [][]float64, vars []int) (tree, bool) {
+// roundedPowerLaw fits log|r| = c + Σ p_j·log|x_j| against the pass's
+// design (r on its rows) and returns Π x_j^round(p_j) over vars, or false
+// when r changes sign or every exponent rounds to zero.
+func roundedPowerLaw(b *termBuilder, d *logDesign, r []float64, vars []int) (tree, bool) {
 	if !sameSign(r) {
 		return nil, false
 	}
-	a := mat.NewDense(len(r), len(vars)+1, nil)
-	lr := mat.NewVecDense(len(r), nil)
-	for k := range r {
-		a.Set(k, 0, 1)
-		for q, v := range vars {
-			a.Set(k, q+1, math.Log(math.Abs(cols[v][k])))
-		}
-		lr.SetVec(k, math.Log(math.Abs(r[k])))
+	lr := make([]float64, len(r))
+	for k, v := range r {
+		lr[k] = math.Log(math.Abs(v))
 	}
-	var w mat.VecDense
-	if err := w.SolveVec(a, lr); err != nil {
+	w, ok := d.fit(lr)
+	if !ok {
 		return nil, false
 	}
 	pw := make([]float64, len(vars))
 	for q := range vars {
-		pw[q] = math.Round(w.AtVec(q + 1))
+		pw[q] = math.Round(w[q+1])
 	}
 	return b.shallowMonomial(vars, pw)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // powerLawSeeds fits y = C·Π x_j^p_j by least squares in log space,
@@ -71,20 +72,68 @@ func powerLawFit(p *problem, robust bool) ([]int, []float64, bool) {
 	if len(vars) == 0 {
 		return nil, nil, false
 	}
-	a := mat.NewDense(len(rows), len(vars)+1, nil)
-	ly := mat.NewVecDense(len(rows), nil)
+	ly := make([]float64, len(rows))
 	for k, i := range rows {
-		a.Set(k, 0, 1)
-		for j, v := range vars {
-			a.Set(k, j+1, math.Log(math.Abs(p.cols[v][i])))
-		}
-		ly.SetVec(k, math.Log(math.Abs(p.y[i])))
+		ly[k] = math.Log(math.Abs(p.y[i]))
 	}
-	var w mat.VecDense
-	if err := w.SolveVec(a, ly); err != nil {
+	w, ok := newLogDesign(p.cols, vars, rows).fit(ly)
+	if !ok {
 		return nil, nil, false
 	}
-	return vars, w.RawVector().Data[1:], true
+	return vars, w[1:], true
+}
+
+// logDesign is the log-space design [1, log|x_j|] of a power law over vars
+// on some rows, factorized once (thin QR): a fit of log|t| against it is a
+// projection (rss) or a triangular solve (fit).
+type logDesign struct {
+	x  *mat.Dense // rows × (1 + vars)
+	qr mat.QR
+	q  *mat.Dense // the thin Q factor
+}
+
+// newLogDesign builds the design on rows (their positions k are the rows
+// of x) over vars, columns of cols.
+func newLogDesign(cols [][]float64, vars, rows []int) *logDesign {
+	d := &logDesign{x: mat.NewDense(len(rows), len(vars)+1, nil)}
+	for k, i := range rows {
+		d.x.Set(k, 0, 1)
+		for q, v := range vars {
+			d.x.Set(k, q+1, math.Log(math.Abs(cols[v][i])))
+		}
+	}
+	d.qr.Factorize(d.x)
+	var q mat.Dense
+	d.qr.QTo(&q)
+	d.q = mat.DenseCopyOf(q.Slice(0, len(rows), 0, len(vars)+1))
+	return d
+}
+
+// fit returns the least-squares coefficients (intercept first) of lt, the
+// log-target on the design's rows, or false when the design is singular.
+func (d *logDesign) fit(lt []float64) ([]float64, bool) {
+	var w mat.VecDense
+	if err := d.qr.SolveVecTo(&w, false, mat.NewVecDense(len(lt), lt)); err != nil {
+		return nil, false
+	}
+	return w.RawVector().Data, true
+}
+
+// rss returns the share of lt's variance the design leaves unexplained, or
+// +Inf when lt is constant. It forms the residual lt − QQᵀlt itself, not
+// ‖lt‖² − ‖Qᵀlt‖², which cancels to rounding error near an exact fit and
+// would blur a scan's minimum.
+func (d *logDesign) rss(lt []float64) float64 {
+	_, variance := stat.MeanVariance(lt, nil)
+	if !(variance > 0) {
+		return math.Inf(1)
+	}
+	v := mat.NewVecDense(len(lt), lt)
+	var proj, res mat.VecDense
+	proj.MulVec(d.q.T(), v)
+	res.MulVec(d.q, &proj)
+	res.SubVec(v, &res)
+	return mat.Dot(&res, &res) / (variance * float64(len(lt)-1))
 }
 
 // minRobustRows is the fewest majority-sign rows a robust power-law fit uses.
