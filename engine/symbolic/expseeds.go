@@ -150,21 +150,6 @@ func squaredRatios(p *problem, b *termBuilder) []libraryTerm {
 	if !b.has[opDiv] && !b.has[opPow] {
 		return nil
 	}
-	var pairs []tree
-all:
-	for _, i := range p.g.vars {
-		for _, j := range p.g.vars {
-			if i == j {
-				continue
-			}
-			if t, ok := b.monomial([]int{i, j}, []float64{2, -2}); ok {
-				pairs = append(pairs, t)
-			}
-			if len(pairs) > maxRatioTerms {
-				break all
-			}
-		}
-	}
 	ev := newEvaluator(p.cols, len(p.y))
 	var out []libraryTerm
 	add := func(t tree) {
@@ -172,23 +157,21 @@ all:
 			out = append(out, libraryTerm{t: t, col: append([]float64(nil), f...)})
 		}
 	}
-	if len(pairs) <= maxRatioTerms {
-		for _, t := range pairs {
-			add(t)
+	v := len(p.g.vars)
+	var scr *screen // nil: every ratio is kept
+	var sub *evaluator
+	if v*(v-1) > maxRatioTerms {
+		target := p.searchY
+		if sameSign(target) {
+			target = make([]float64, len(p.searchY))
+			for i, y := range p.searchY {
+				target[i] = math.Log(math.Abs(y))
+			}
 		}
-		return out
+		scr, sub = newScreen(target, maxRatioTerms), newEvaluator(p.searchCols, len(p.searchY))
 	}
-	target := p.searchY
-	if sameSign(target) {
-		target = make([]float64, len(p.searchY))
-		for i, v := range p.searchY {
-			target[i] = math.Log(math.Abs(v))
-		}
-	}
-	scr := newScreen(target, maxRatioTerms)
-	sub := newEvaluator(p.searchCols, len(p.searchY))
 	for _, i := range p.g.vars {
-		if p.timeUp() {
+		if scr != nil && p.timeUp() {
 			return nil
 		}
 		for _, j := range p.g.vars {
@@ -196,16 +179,21 @@ all:
 				continue
 			}
 			t, ok := b.monomial([]int{i, j}, []float64{2, -2})
-			if !ok {
-				continue
-			}
-			if f := sub.eval(t); usableColumn(f) {
-				scr.offer(t, f)
+			switch {
+			case !ok:
+			case scr == nil:
+				add(t)
+			default:
+				if f := sub.eval(t); usableColumn(f) {
+					scr.offer(t, f)
+				}
 			}
 		}
 	}
-	for _, kept := range scr.terms() {
-		add(kept.t)
+	if scr != nil {
+		for _, kept := range scr.terms() {
+			add(kept.t)
+		}
 	}
 	return out
 }
