@@ -33,7 +33,7 @@ func TestSparseRegressionStopsWhenTimeIsUp(t *testing.T) {
 	for i := range y {
 		y[i] = p.cols[0][i] + 2*p.cols[1][i]*p.cols[2][i]
 	}
-	s := newSparseRegression(buildLibrary(p), y)
+	s := newSparseRegression(buildLibrary(p), y, nil)
 	cand := s.independent()
 	if len(s.forward(cand, 4, 3)) == 0 || len(s.stlsq(cand)) == 0 || len(s.bestPairs(cand, 4)) == 0 {
 		t.Fatal("without a deadline the regression finds nothing; the test shows nothing")

@@ -66,8 +66,7 @@ func exponentialSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 		return nil
 	}
 
-	s := newSparseRegression(terms, ly)
-	s.stop = p.timeUp
+	s := newSparseRegression(terms, ly, p.timeUp)
 	cand := s.independent()
 	models := append(s.forward(cand, 4, maxSeedTerms), s.stlsq(cand)...)
 	models = append(models, s.bestPairs(cand, maxExpSeeds)...)

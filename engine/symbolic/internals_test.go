@@ -225,7 +225,7 @@ func TestBestPairsFindsWhatForwardSelectionSteppedAround(t *testing.T) {
 		z[i] = y[i] + 0.3*(rng.Float64()-0.5) // the noise is no library term
 	}
 	lib := []libraryTerm{{col: z}, {col: a}, {col: b}, {col: c}}
-	s := newSparseRegression(lib, y)
+	s := newSparseRegression(lib, y, nil)
 	cand := s.independent()
 	for _, m := range s.forward(cand, 1, 2) {
 		if len(m.support) == 2 && m.rss < 1e-6 {

@@ -256,7 +256,7 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 	if len(cols) < 2 {
 		return nil
 	}
-	ip.s = newSparseRegression(cols, z)
+	ip.s = newSparseRegression(cols, z, stop)
 	var fits []rationalFit
 	for a := range cols {
 		if !ip.isDen[a] {

@@ -48,10 +48,13 @@ const (
 	ridge         = 1e-8 // keeps the normal equations positive definite
 )
 
-func newSparseRegression(lib []libraryTerm, y []float64) *sparseRegression {
+// newSparseRegression standardises lib and y for the sparse searches; stop
+// (the search's timeUp, or nil for none) ends them at the deadline, so no
+// seeding pass can run a regression past it.
+func newSparseRegression(lib []libraryTerm, y []float64, stop func() bool) *sparseRegression {
 	n := len(y)
 	m := len(lib)
-	s := &sparseRegression{lib: lib, mean: make([]float64, m), sd: make([]float64, m), corrY: make([]float64, m)}
+	s := &sparseRegression{lib: lib, mean: make([]float64, m), sd: make([]float64, m), corrY: make([]float64, m), stop: stop}
 	my, sy := stat.PopMeanStdDev(y, nil)
 	s.sdY = sy
 	z := mat.NewDense(n, m, nil)
@@ -282,8 +285,7 @@ func sparseSeeds(p *problem, lib []libraryTerm) ([]tree, float64) {
 		if p.timeUp() {
 			break
 		}
-		s := newSparseRegression(lib, y)
-		s.stop = p.timeUp
+		s := newSparseRegression(lib, y, p.timeUp)
 		cand := s.independent()
 		models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
 		slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })

@@ -139,8 +139,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			if !usableColumn(zt) {
 				continue
 			}
-			s := newSparseRegression(terms, zt)
-			s.stop = p.timeUp
+			s := newSparseRegression(terms, zt, p.timeUp)
 			cand := s.independent()
 			models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
 			for _, sm := range models {
