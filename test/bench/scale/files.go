@@ -49,11 +49,6 @@ func fileSweep(spec, dir, out, self string) error {
 	if err != nil {
 		return err
 	}
-	if self == "" {
-		if self, err = os.Executable(); err != nil {
-			return err
-		}
-	}
 	var done []filePoint
 	for _, it := range items {
 		fp := filePoint{Format: it.Mode, Rows: it.Rows, Cols: it.Cols, LoadBefore: loadAvg()}

@@ -83,8 +83,17 @@ func main() {
 	flag.IntVar(&parquetRowGroup, "row-group", parquetRowGroup, "-files: rows per Parquet row group")
 	flag.BoolVar(&keepFiles, "keep", false, "-files: keep the files")
 	flag.Parse()
+	// self is the binary the children run: -child-bin, or this one.
+	self := *childBin
+	if self == "" && !*child {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+	}
 	if *files != "" {
-		if err := fileSweep(*files, *fileDir, *out, *childBin); err != nil {
+		if err := fileSweep(*files, *fileDir, *out, self); err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
@@ -95,10 +104,6 @@ func main() {
 		if err != nil || len(pts) != 1 {
 			fmt.Fprintln(os.Stderr, "scale: -pc wants ROWSxCOLS")
 			os.Exit(2)
-		}
-		self := *childBin
-		if self == "" {
-			self, _ = os.Executable()
 		}
 		r := comparePC(self, *python, *pcScript, pts[0].Rows, pts[0].Cols, *seed, *limit)
 		b, _ := json.MarshalIndent(r, "", "  ")
@@ -127,7 +132,7 @@ func main() {
 		_ = json.NewEncoder(os.Stdout).Encode(p)
 		return
 	}
-	if err := sweep(*grid, *out, *childBin, *seed, *limit, *budget); err != nil {
+	if err := sweep(*grid, *out, self, *seed, *limit, *budget); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -397,11 +402,6 @@ func sweep(grid, out, self string, seed int64, limit time.Duration, budget time.
 	points, err := parseGrid(grid)
 	if err != nil {
 		return err
-	}
-	if self == "" {
-		if self, err = os.Executable(); err != nil {
-			return err
-		}
 	}
 	start := time.Now()
 	var done []point
