@@ -33,7 +33,7 @@ type Constraints struct {
 }
 
 // KnownOperators are the operator names accepted by operators:.
-var KnownOperators = []string{"+", "-", "*", "/", "^", "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh"}
+var KnownOperators = []string{"+", "-", "*", "/", "^", "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "asin", "cosh"}
 
 // ParseConstraints parses constraint strings of the form key:value. It
 // checks syntax only; column names are checked by Spec.Validate.

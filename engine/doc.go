@@ -51,7 +51,8 @@
 // Parameters.Constraints is a list of "key:value" strings; lists inside a
 // value are comma-separated:
 //
-//	operators:+,-,*,/     operators symbolic regression may use (+ - * / ^ sin cos tan exp log sqrt abs tanh)
+//	operators:+,-,*,/     operators symbolic regression may use (+ - * / ^ sin cos tan exp log sqrt abs tanh asin cosh);
+//	                      without it: + - * / ^ sqrt exp log sin cos, and tanh cosh asin in seeds only
 //	exclude:x3,x4         columns that are neither targets nor features
 //	include:x1,x2         restrict features (causal: variables) to these columns
 //	max_depth:6           depth bound of expression trees (1..20)
@@ -89,8 +90,9 @@
 // expressions do, and a printed model that is inconsistent leaves the
 // final front. A law is consistent when some assignment of units to its
 // fitted constants makes every sum add terms of one dimension, the
-// arguments of sin, cos, tan, exp, log and tanh dimensionless and the
-// whole the target's dimension (engine/symbolic dims.go). Before its
+// arguments of sin, cos, tan, exp, log, tanh, asin and cosh
+// dimensionless and the whole the target's dimension (engine/symbolic
+// dims.go). Before its
 // other seeding passes such a search also fits the law on the
 // dimensionless groups of its inputs (Buckingham π; engine/symbolic
 // pigroups.go) and starts from the result. Without units,

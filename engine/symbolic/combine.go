@@ -51,7 +51,7 @@ func (g *grammar) allows(t tree) bool {
 	if !t.valid() || !g.fits(t) {
 		return false
 	}
-	b := newTermBuilder(g)
+	b := newSeedBuilder(g)
 	for _, n := range t {
 		switch {
 		case n.op == opConst:

@@ -11,9 +11,10 @@ import (
 // The rule: an expression is dimensionally consistent when there is an
 // assignment of units to its fitted constants under which every sum and
 // difference adds terms of one dimension, the arguments of sin, cos, tan,
-// exp, log and tanh are dimensionless, and (for a printed model, whose
-// constants include the linear scaling a + b·f) the whole has the target's
-// dimension. This is the principle of dimensional homogeneity behind
+// exp, log, tanh, asin and cosh are dimensionless (and so are their
+// values), and (for a printed model, whose constants include the linear
+// scaling a + b·f) the whole has the target's dimension. This is the
+// principle of dimensional homogeneity behind
 // Buckingham's π theorem (Buckingham 1914, Phys. Rev. 4, 345) and the
 // dimensional-analysis step of AI Feynman (Udrescu & Tegmark 2020, Sci.
 // Adv. 6, eaay2631); letting each constant carry whatever unit it needs is
@@ -95,7 +96,7 @@ func dimensionallyConsistent(t tree, vars []*units.Dim, target *units.Dim) (cons
 			}
 			st[len(st)-1] = scaledSum(dimForm{c: make([]float64, k)}, st[len(st)-1], p)
 		case opAbs:
-		default: // sin cos tan exp log tanh
+		default: // sin cos tan exp log tanh asin cosh
 			equate(st[len(st)-1], dimensionless)
 			st[len(st)-1] = dimensionless
 		}

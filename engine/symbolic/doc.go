@@ -5,9 +5,17 @@
 //
 // Fit runs genetic programming over expression trees built from the chosen
 // operators (+ − × ÷, powers with small integer and half-integer exponents,
-// sin, cos, tan, exp, log, sqrt, abs, tanh), the input variables and numeric
-// constants. Trees are stored flat in postfix order and evaluated on all
-// rows at once.
+// sin, cos, tan, exp, log, sqrt, abs, tanh, asin, cosh), the input
+// variables and numeric constants. Trees are stored flat in postfix order
+// and evaluated on all rows at once.
+//
+// Operators: random trees and mutations draw from Options.Operators, or
+// DefaultOperators when it is empty. In that case the seeding passes below
+// may also write SeedOperators (tanh, cosh, asin): laws such as
+// n·μ·tanh(μB/kT), n0/(2·cosh(μB/kT)) and asin(n·sin θ) are short with
+// them and long or impossible without, while drawing them in every
+// mutation would change every search. A listed operator set is used as
+// given, by the search and the seeds alike.
 //
 //   - Linear scaling: every tree f is scored as a + b·f with a and b solved
 //     in closed form, so the search looks for the shape of a law and never
@@ -41,13 +49,16 @@
 //     {identity, z⁻², 1/z, z², √z, log z} and factors M from the power law
 //     is fitted as a sum of at most three library terms, and y =
 //     M·T⁻¹(fit) seeds the search (transform.go). A relativistic factor is
-//     (y/M)⁻² = 1 − (v/c)², a Gaussian log(y·σ) = c − ½(θ/σ)².
+//     (y/M)⁻² = 1 − (v/c)², a Gaussian log(y·σ) = c − ½(θ/σ)². When asin
+//     may be written and |y| ≤ π/2, sin(y)/M is fitted too and y =
+//     asin(M·fit) seeds the search (Snell's law: sin θ1 = n·sin θ2).
 //   - Link seeds: laws y = M·g(m) with monomials M and m and g one of
 //     exp, 1/(exp − 1), exp − 1, tanh and sech (Boltzmann, Bose–Einstein,
 //     diode, paramagnetic laws) are monomials under the inverted link,
 //     T_a(y/M) = m, which is linear in log space; the link's constant a is
 //     scanned, and when nothing seeded so far is exact, y = M·g(m) seeds
-//     the search (linkseeds.go).
+//     the search (linkseeds.go), with tanh and cosh where they may be
+//     written.
 //   - Structure moves (AI Feynman's separability and symmetry): when no
 //     seed so far fits y as well as a smooth surrogate of the data
 //     (kernel ridge regression, smoother.go) does, the surrogate is tested

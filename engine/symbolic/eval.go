@@ -206,5 +206,13 @@ func unaryVec(o opcode, k float64, x, out []float64) {
 		for i, v := range x {
 			out[i] = math.Tanh(v)
 		}
+	case opAsin:
+		for i, v := range x {
+			out[i] = math.Asin(v)
+		}
+	case opCosh:
+		for i, v := range x {
+			out[i] = math.Cosh(v)
+		}
 	}
 }

@@ -39,6 +39,12 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	}
 	s := resolve(opts)
 	g := newGrammar(ops, s)
+	if len(opts.Operators) == 0 {
+		// The seeding passes may also write SeedOperators (options.go).
+		if g.seed, err = parseOperators(SeedOperators); err != nil {
+			return nil, err
+		}
+	}
 	excluded := map[string]bool{}
 	for _, e := range opts.Exclude {
 		excluded[e] = true

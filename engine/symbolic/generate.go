@@ -6,6 +6,7 @@ import "math/rand/v2"
 type grammar struct {
 	binary    []opcode
 	unary     []opcode // functions, plus opPow when "^" is allowed
+	seed      []opcode // further functions only the seeding passes write (SeedOperators)
 	vars      []int    // usable column indices
 	exponents []float64
 	maxSize   int

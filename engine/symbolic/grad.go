@@ -188,6 +188,16 @@ func (g *gradEvaluator) backward(t tree) {
 			for j, u := range up {
 				dx[j] = u * (1 - out[j]*out[j])
 			}
+		case opAsin:
+			// d asin(x)/dx = 1/sqrt(1 − x²): +Inf at |x| = 1 and NaN
+			// outside, where the value itself is already NaN.
+			for j, u := range up {
+				dx[j] = u / math.Sqrt(1-x[j]*x[j])
+			}
+		case opCosh:
+			for j, u := range up {
+				dx[j] = u * math.Sinh(x[j])
+			}
 		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 // for each factor M (transformFactors), each link and a scan over a, the
 // pass measures how linear log|T_a(z)| is in the log-inputs, keeps the best
 // a, rounds the exponents and seeds y = M·g(c·Π x_j^p_j). The links, with
-// their inverses g written with exp:
+// their inverses g (tanh and cosh as such where the operators or the seed
+// operators allow them, options.go, else written with exp):
 //
 //	log(a·z)       → z = exp(m)/a
 //	log(1 + a/z)   → z = a/(exp(m) − 1)
@@ -103,6 +104,9 @@ var links = []link{
 		// a/max z = cosh(r) for r from 0.05 to 6 (a/z ≥ 1 on every row).
 		scale: func(s float64, zs []float64) float64 { return math.Cosh(0.05+5.95*s) * zs[len(zs)-1] },
 		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
+			if b.has[opCosh] && b.has[opDiv] {
+				return append(m(1), opNode(opCosh)), true, true
+			}
 			if !b.has[opAdd] || !b.has[opDiv] {
 				return nil, false, false
 			}
@@ -135,7 +139,7 @@ const (
 // the laws. A seed must fit y about as well as the sparse pass did, whose
 // smallest residual (a share of var(y)) is floor, as in transformSeeds.
 func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
-	b := newTermBuilder(p.g)
+	b := newSeedBuilder(p.g)
 	if !b.has[opExp] || !b.has[opMul] || len(p.y) < 20 || len(p.g.vars) > maxStructureVars {
 		return nil
 	}

@@ -3,7 +3,7 @@ package symbolic
 // Model is one fitted expression.
 type Model struct {
 	// Expression is infix with ^ for powers, explicit *, variables by name,
-	// functions sin cos tan exp log sqrt abs tanh and constants with about 6
+	// functions sin cos tan exp log sqrt abs tanh asin cosh and constants with about 6
 	// significant digits; sympy parses it.
 	Expression string
 	Complexity int     // node count of Expression

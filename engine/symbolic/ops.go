@@ -28,6 +28,8 @@ const (
 	opSqrt
 	opAbs
 	opTanh
+	opAsin // arcsine; undefined (NaN) outside [−1, 1]
+	opCosh
 	numOps
 )
 
@@ -35,14 +37,18 @@ const (
 var operatorNames = map[string]opcode{
 	"+": opAdd, "-": opSub, "*": opMul, "/": opDiv, "^": opPow,
 	"sin": opSin, "cos": opCos, "tan": opTan, "exp": opExp, "log": opLog,
-	"sqrt": opSqrt, "abs": opAbs, "tanh": opTanh,
+	"sqrt": opSqrt, "abs": opAbs, "tanh": opTanh, "asin": opAsin, "cosh": opCosh,
 }
 
 var opSymbols = [numOps]string{
 	opConst: "const", opVar: "var", opAdd: "+", opSub: "-", opMul: "*", opDiv: "/",
 	opPow: "^", opSin: "sin", opCos: "cos", opTan: "tan", opExp: "exp", opLog: "log",
-	opSqrt: "sqrt", opAbs: "abs", opTanh: "tanh",
+	opSqrt: "sqrt", opAbs: "abs", opTanh: "tanh", opAsin: "asin", opCosh: "cosh",
 }
+
+// operatorList is the user-facing operator tokens in the order error
+// messages list them.
+const operatorList = "+ - * / ^ sin cos tan exp log sqrt abs tanh asin cosh"
 
 func (o opcode) String() string { return opSymbols[o] }
 
@@ -74,7 +80,7 @@ func parseOperators(names []string) ([]opcode, error) {
 	for _, s := range names {
 		o, ok := operatorNames[s]
 		if !ok {
-			return nil, fmt.Errorf("symbolic: unknown operator %q (known: + - * / ^ sin cos tan exp log sqrt abs tanh)", s)
+			return nil, fmt.Errorf("symbolic: unknown operator %q (known: %s)", s, operatorList)
 		}
 		if !seen[o] {
 			seen[o] = true
@@ -106,6 +112,10 @@ func applyUnary(o opcode, x, k float64) float64 {
 		return math.Abs(x)
 	case opTanh:
 		return math.Tanh(x)
+	case opAsin:
+		return math.Asin(x)
+	case opCosh:
+		return math.Cosh(x)
 	}
 	panic("symbolic: not a unary operator: " + o.String())
 }
@@ -140,4 +150,15 @@ func pow(x, k float64) float64 {
 		return math.Sqrt(x)
 	}
 	return math.Pow(x, k)
+}
+
+// newSeedBuilder is newTermBuilder for the seeding passes that write
+// functions outside the search's operators: it may also write the
+// grammar's seed operators (SeedOperators, options.go).
+func newSeedBuilder(g *grammar) *termBuilder {
+	b := newTermBuilder(g)
+	for _, o := range g.seed {
+		b.has[o] = true
+	}
+	return b
 }

@@ -13,7 +13,7 @@ import (
 // Options configure Fit. Zero values select the defaults documented on each
 // field.
 type Options struct {
-	Operators      []string               // subset of + - * / ^ sin cos tan exp log sqrt abs tanh; empty = DefaultOperators
+	Operators      []string               // subset of + - * / ^ sin cos tan exp log sqrt abs tanh asin cosh; empty = DefaultOperators (seeds: also SeedOperators)
 	MaxComplexity  int                    // max node count, default 30
 	MaxDepth       int                    // default 8
 	Generations    int                    // default 200; with a TimeLimit and no Generations, generations are unbounded
@@ -40,6 +40,18 @@ type Options struct {
 
 // DefaultOperators is the operator set used when Options.Operators is empty.
 var DefaultOperators = []string{"+", "-", "*", "/", "^", "sqrt", "exp", "log", "sin", "cos"}
+
+// SeedOperators are the functions the seeding passes may write besides
+// DefaultOperators when Options.Operators is empty: tanh and cosh for the
+// paramagnetic laws n·μ·tanh(μB/kT) and n0/(2·cosh(μB/kT)) (link seeds),
+// asin for laws y = asin(u), such as Snell's θ1 = asin(n·sin θ2) (the sine
+// target transform). Written with exp instead, the first two need about
+// twice the nodes, and asin cannot be written at all. Random trees and
+// mutations never draw them: a search whose seeds do not use them is the
+// search DefaultOperators define, and a seed that uses them competes in
+// the population like any other tree. When the caller lists operators,
+// the search and the seeding passes use those and nothing else.
+var SeedOperators = []string{"tanh", "cosh", "asin"}
 
 var priors = map[string][]string{
 	"physics":       {"+", "-", "*", "/", "^", "sqrt", "exp", "log", "sin", "cos"},

@@ -19,6 +19,7 @@ func TestSympyParses(t *testing.T) {
 	}
 	rng := newTestRand(5)
 	g := testGrammar(3)
+	g.unary = append(g.unary, opAsin, opCosh)
 	names := []string{"x", "y", "z"}
 	point := [][]float64{{1.3}, {0.7}, {2.1}}
 	ev := newEvaluator(point, 1)

@@ -23,6 +23,13 @@ import (
 // transformed target, so noise in y enters as noise in the regression's
 // target, which least squares averages out, and not as noise in its
 // columns.
+//
+// The sine transform is the one whose factor stays outside: laws y =
+// asin(u) (Snell's θ1 = asin(n·sin θ2), a diffraction angle asin(λ/(n·d)))
+// have sin(y) = u, so for |y| ≤ π/2 the pass fits sin(y)/M, with the sign
+// of y, as a short sum and writes y = asin(M·(c0 + Σ w_k·t_k)): n·sin θ2
+// is the library term sin θ2 under the factor n, λ/(n·d) the term 1/d
+// under the power law with d left out.
 
 // targetTransform is an invertible map of the (sign-normalised) target.
 type targetTransform struct {
@@ -69,6 +76,9 @@ const (
 	// transformSlack is how much worse than the plain sparse fit a
 	// transformed seed may fit y.
 	transformSlack = 1.1
+	// asinRangeSlack is how far past ±π/2, relatively, noise may carry a
+	// target that the sine transform still tries.
+	asinRangeSlack = 0.05
 )
 
 // transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k), best first, for the
@@ -78,7 +88,7 @@ const (
 // it, because with noise a sparse series of up to eight terms fits a little
 // of the noise that a short transformed law leaves.
 func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) []tree {
-	b := newTermBuilder(p.g)
+	b := newSeedBuilder(p.g)
 	if len(lib) == 0 || !b.has[opMul] || !b.has[opAdd] || len(p.y) < 20 {
 		return nil
 	}
@@ -114,11 +124,37 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 	}
 	var cands []candidate
 	seen := map[uint64]bool{}
+	// fitAs fits zt as a short sparse sum and adds the seeds write makes
+	// of its fits.
+	fitAs := func(zt []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
+		if !usableColumn(zt) {
+			return
+		}
+		s := newSparseRegression(terms, zt, p.timeUp)
+		cand := s.independent()
+		models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
+		for _, sm := range models {
+			t, ok := write(s, sm.support)
+			if !ok || !p.g.fits(t) {
+				continue
+			}
+			h := t.hash()
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
+				cands = append(cands, candidate{t, ind.loss})
+			}
+		}
+	}
+	sine := b.has[opAsin] && withinAsinRange(p.y)
 	ms := transformFactors(p, b, monos)
 	for _, m := range ms {
 		z := slices.Clone(ySub)
+		var mv []float64
 		if m != nil {
-			mv := subEv.eval(m)
+			mv = slices.Clone(subEv.eval(m))
 			for i := range z {
 				z[i] /= mv[i]
 			}
@@ -136,36 +172,30 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			for i, v := range z {
 				zt[i] = tr.forward(math.Abs(v))
 			}
-			if !usableColumn(zt) {
-				continue
-			}
-			s := newSparseRegression(terms, zt, p.timeUp)
-			cand := s.independent()
-			models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
-			for _, sm := range models {
-				inner, ok := s.affineTree(b, sm.support, zt)
+			fitAs(zt, func(s *sparseRegression, S []int) (tree, bool) {
+				inner, _, ok := s.affineTree(b, S, zt)
 				if !ok {
-					continue
+					return nil, false
 				}
 				t, ok := tr.inverse(b, inner)
-				if !ok {
-					continue
-				}
-				if m != nil {
+				if ok && m != nil {
 					t = append(append(m.clone(), t...), opNode(opMul))
 				}
-				if !p.g.fits(t) {
-					continue
-				}
-				h := t.hash()
-				if seen[h] {
-					continue
-				}
-				seen[h] = true
-				if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
-					cands = append(cands, candidate{t, ind.loss})
+				return t, ok
+			})
+		}
+		if sine && !p.timeUp() {
+			// sin(y)/M, with the sign of y: sin is odd.
+			zt := make([]float64, len(ySub))
+			for i, v := range ySub {
+				zt[i] = math.Sin(v)
+				if mv != nil {
+					zt[i] /= mv[i]
 				}
 			}
+			fitAs(zt, func(s *sparseRegression, S []int) (tree, bool) {
+				return s.asinTree(b, S, zt, m, full)
+			})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.loss, b.loss) })
@@ -211,32 +241,33 @@ func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
 }
 
 // affineTree writes c0 + Σ w_k·t_k, fitted by least squares on support S,
-// divided by |c0| (or by the largest |w_k| when c0 is 0) so that a weight
+// divided by |c0| (or by the largest |w_k| when c0 is 0), which it
+// returns as the scale, so that a weight
 // equal to the intercept, as in 1 − (v/c)², carries no constant. The
 // positive factor is harmless under every inverse: for powers linear
 // scaling absorbs it, and for exp it is a constant exponent scale that the
 // constant fitting refines.
-func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tree, bool) {
+func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tree, float64, bool) {
 	c0, w, ok := s.affineWeights(S, y)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	scale, wMax := math.Abs(c0), floats.Norm(w, math.Inf(1))
 	if scale < 1e-9*wMax {
 		c0, scale = 0, wMax
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
-		return nil, false
+		return nil, 0, false
 	}
 	t, ok := b.weightedSum(s.terms(S), w, scale)
 	if !ok || c0 == 0 {
-		return t, ok
+		return t, scale, ok
 	}
 	if !b.has[opAdd] {
-		return nil, false
+		return nil, 0, false
 	}
 	r := c0 / scale // ±1
-	return append(t, constNode(r), opNode(opAdd)), true
+	return append(t, constNode(r), opNode(opAdd)), scale, true
 }
 
 // affineWeights fits y = c0 + Σ w_k·term_k on support S by unregularised
@@ -256,6 +287,41 @@ func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float
 	}
 	d := w.RawVector().Data
 	return d[0], d[1:], true
+}
+
+// withinAsinRange reports whether y can be asin of something: |y| ≤ π/2,
+// up to asinRangeSlack for noise.
+func withinAsinRange(y []float64) bool {
+	return floats.Norm(y, math.Inf(1)) <= (1+asinRangeSlack)*math.Pi/2
+}
+
+// asinTree writes asin(k·M·(c0 + Σ w_k·t_k)) for the fit of sin(y)/M on
+// support S, with k the scale affineTree divides by: unlike a power, asin
+// does not commute with a constant factor, so the argument carries the
+// fitted weights. When the argument leaves [−1, 1] on a row of the data
+// (weights fitted to noisy data), k shrinks until it does not, so that the
+// seed is defined on every row and its constant fitting starts from a
+// valid point.
+func (s *sparseRegression) asinTree(b *termBuilder, S []int, zt []float64, m tree, full *evaluator) (tree, bool) {
+	inner, k, ok := s.affineTree(b, S, zt)
+	if !ok {
+		return nil, false
+	}
+	arg := inner
+	if m != nil {
+		arg = append(append(arg, m...), opNode(opMul))
+	}
+	top := k * floats.Norm(full.eval(arg), math.Inf(1))
+	if !(top > 0) || math.IsInf(top, 0) {
+		return nil, false
+	}
+	if top > 1 {
+		k /= top * (1 + 1e-9)
+	}
+	if math.Abs(k-1) > 1e-9 {
+		arg = append(append(tree{constNode(k)}, arg...), opNode(opMul))
+	}
+	return append(arg, opNode(opAsin)), true
 }
 
 // raise returns t^k with the allowed operators (k ∈ {2, 0.5, −1, −0.5}),
