@@ -24,12 +24,13 @@ import (
 // target, which least squares averages out, and not as noise in its
 // columns.
 //
-// The sine transform is the one whose factor stays outside: laws y =
+// The sine transform is the one whose factor stays inside: laws y =
 // asin(u) (Snell's θ1 = asin(n·sin θ2), a diffraction angle asin(λ/(n·d)))
-// have sin(y) = u, so for |y| ≤ π/2 the pass fits sin(y)/M, with the sign
-// of y, as a short sum and writes y = asin(M·(c0 + Σ w_k·t_k)): n·sin θ2
-// is the library term sin θ2 under the factor n, λ/(n·d) the term 1/d
-// under the power law with d left out.
+// have sin(y) = u, so for |y| ≤ π/2 the pass fits sin(y), with the sign of
+// y, as a short sum c0 + Σ w_k·M·t_k of library terms under a factor and
+// writes y = asin(c0 + Σ w_k·M·t_k): n·sin θ2 is the library term sin θ2
+// under the factor n, λ/(n·d) the term 1/d under the power law with d left
+// out.
 
 // targetTransform is an invertible map of the (sign-normalised) target.
 type targetTransform struct {
@@ -126,7 +127,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 	seen := map[uint64]bool{}
 	// fitAs fits zt as a short sparse sum and adds the seeds write makes
 	// of its fits.
-	fitAs := func(zt []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
+	fitAs := func(terms []libraryTerm, zt []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
 		if !usableColumn(zt) {
 			return
 		}
@@ -149,6 +150,10 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		}
 	}
 	sine := b.has[opAsin] && withinAsinRange(p.y)
+	sinY := make([]float64, len(ySub))
+	for i, v := range ySub {
+		sinY[i] = math.Sin(v) // with the sign of y: sin is odd
+	}
 	ms := transformFactors(p, b, monos)
 	for _, m := range ms {
 		z := slices.Clone(ySub)
@@ -172,7 +177,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			for i, v := range z {
 				zt[i] = tr.forward(math.Abs(v))
 			}
-			fitAs(zt, func(s *sparseRegression, S []int) (tree, bool) {
+			fitAs(terms, zt, func(s *sparseRegression, S []int) (tree, bool) {
 				inner, _, ok := s.affineTree(b, S, zt)
 				if !ok {
 					return nil, false
@@ -185,16 +190,8 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			})
 		}
 		if sine && !p.timeUp() {
-			// sin(y)/M, with the sign of y: sin is odd.
-			zt := make([]float64, len(ySub))
-			for i, v := range ySub {
-				zt[i] = math.Sin(v)
-				if mv != nil {
-					zt[i] /= mv[i]
-				}
-			}
-			fitAs(zt, func(s *sparseRegression, S []int) (tree, bool) {
-				return s.asinTree(b, S, zt, m, full)
+			fitAs(factoredTerms(terms, m, mv), sinY, func(s *sparseRegression, S []int) (tree, bool) {
+				return s.asinTree(b, S, sinY, full)
 			})
 		}
 	}
@@ -295,21 +292,54 @@ func withinAsinRange(y []float64) bool {
 	return floats.Norm(y, math.Inf(1)) <= (1+asinRangeSlack)*math.Pi/2
 }
 
-// asinTree writes asin(k·M·(c0 + Σ w_k·t_k)) for the fit of sin(y)/M on
-// support S, with k the scale affineTree divides by: unlike a power, asin
-// does not commute with a constant factor, so the argument carries the
-// fitted weights. When the argument leaves [−1, 1] on a row of the data
-// (weights fitted to noisy data), k shrinks until it does not, so that the
-// seed is defined on every row and its constant fitting starts from a
-// valid point.
-func (s *sparseRegression) asinTree(b *termBuilder, S []int, zt []float64, m tree, full *evaluator) (tree, bool) {
-	inner, k, ok := s.affineTree(b, S, zt)
+// factoredTerms returns M and M·t_k for the library terms t_k on the
+// same rows (mv holds M's values), or the terms themselves when M is nil.
+// Fitting sin(y) on M·t_k rather than sin(y)/M on t_k keeps the noise of
+// the rows where |M| is small from dominating the fit.
+func factoredTerms(terms []libraryTerm, m tree, mv []float64) []libraryTerm {
+	if m == nil {
+		return terms
+	}
+	out := []libraryTerm{{t: m, col: mv}}
+	for _, lt := range terms {
+		col := make([]float64, len(mv))
+		for i, v := range lt.col {
+			col[i] = v * mv[i]
+		}
+		if usableColumn(col) {
+			out = append(out, libraryTerm{t: append(append(m.clone(), lt.t...), opNode(opMul)), col: col})
+		}
+	}
+	return out
+}
+
+// asinTree writes asin(k·(Σ (w_k/k)·t_k + c0/k)) for the fit c0 + Σ
+// w_k·t_k of sin(y) on support S, with k the largest |w_k|: unlike a
+// power, asin does not commute with a constant factor, so the argument
+// carries the fitted weights, and the intercept, which noise makes small
+// but not zero, stays a small constant that rounding can remove. When the
+// argument leaves [−1, 1] on a row of the data (weights fitted to noisy
+// data), k shrinks until it does not, so that the seed is defined on every
+// row and its constant fitting starts from a valid point.
+func (s *sparseRegression) asinTree(b *termBuilder, S []int, sinY []float64, full *evaluator) (tree, bool) {
+	c0, w, ok := s.affineWeights(S, sinY)
 	if !ok {
 		return nil, false
 	}
-	arg := inner
-	if m != nil {
-		arg = append(append(arg, m...), opNode(opMul))
+	k := floats.Norm(w, math.Inf(1))
+	if !(k > 0) || math.IsInf(k, 0) {
+		return nil, false
+	}
+	arg, ok := b.weightedSum(s.terms(S), w, k)
+	if !ok {
+		return nil, false
+	}
+	// An intercept at rounding level (exact data) is left out.
+	if math.Abs(c0) > 1e-9*floats.Norm(sinY, math.Inf(1)) {
+		if !b.has[opAdd] {
+			return nil, false
+		}
+		arg = append(arg, constNode(c0/k), opNode(opAdd))
 	}
 	top := k * floats.Norm(full.eval(arg), math.Inf(1))
 	if !(top > 0) || math.IsInf(top, 0) {
