@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -232,6 +233,10 @@ func (r *RunReconciler) admit(ctx context.Context, run *discov1.Run) (ctrl.Resul
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	started, submitErr := r.Executor.Submit(ctx, run)
+	if taken := (*runexec.JobNameTakenError)(nil); errors.As(submitErr, &taken) {
+		r.finish(ctx, run, discov1.RunFailed, discov1.ReasonExecutorFailed, taken.Error())
+		return ctrl.Result{}, nil
+	}
 	if submitErr != nil {
 		log.FromContext(ctx).Error(submitErr, "the executor did not take the run")
 	}

@@ -211,11 +211,16 @@ func fileBlobDir(blobURL string) string {
 // that could not be made is the API server's, wrapped (a ResourceQuota's refusal stays
 // apierrors.IsForbidden), for the run's Admitted condition.
 func (x *JobExecutor) Submit(ctx context.Context, run *discov1.Run) (bool, error) {
-	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), &batchv1.Job{}); !apierrors.IsNotFound(err) {
-		if err != nil {
-			return false, fmt.Errorf("reading the run's Job: %w", err)
+	if job, err := x.namedJob(ctx, client.ObjectKeyFromObject(run)); err != nil {
+		return false, err
+	} else if job != nil {
+		switch {
+		case metav1.IsControlledBy(job, run):
+			return false, nil // submitted before
+		case jobOfRunNamed(job, run.Name):
+			return false, fmt.Errorf("the Job of an earlier run named %s still exists in namespace %s; the run starts once it is deleted", run.Name, run.Namespace)
 		}
-		return false, nil // submitted before
+		return false, &JobNameTakenError{Job: job}
 	}
 	if err := x.EnsureIdentity(ctx, run); err != nil {
 		return false, err
@@ -244,28 +249,74 @@ func (x *JobExecutor) localQueue(ctx context.Context, namespace string) string {
 }
 
 // Cancel deletes the run's Job and with it its pod; a Job already gone is not an error.
+// Only a Job a Run of that name controls is deleted, and only that very Job (a UID
+// precondition): a dataset's fetch Job or a user's own Job of the same name is not the
+// run's to delete.
 func (x *JobExecutor) Cancel(ctx context.Context, key types.NamespacedName) error {
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-	return client.IgnoreNotFound(x.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	job, err := x.namedJob(ctx, key)
+	if err != nil || job == nil || !jobOfRunNamed(job, key.Name) {
+		return err
+	}
+	return client.IgnoreNotFound(x.Client.Delete(ctx, job, client.Preconditions{UID: &job.UID},
+		client.PropagationPolicy(metav1.DeletePropagationBackground)))
 }
 
 // Active reports whether the run's Job exists and has not ended. A Job that cannot be read
-// counts as active: the run is not started twice.
+// counts as active: the run is not started twice. A Job of that name that no Run controls
+// is not the run's (Failure reports it).
 func (x *JobExecutor) Active(ctx context.Context, key types.NamespacedName) bool {
-	job := &batchv1.Job{}
-	if err := x.Client.Get(ctx, key, job); err != nil {
-		return !apierrors.IsNotFound(err)
+	job, err := x.namedJob(ctx, key)
+	if err != nil {
+		return true
 	}
-	return !JobFinished(job)
+	return job != nil && jobOfRunNamed(job, key.Name) && !JobFinished(job)
+}
+
+// namedJob reads the Job of the given name, nil when there is none.
+func (x *JobExecutor) namedJob(ctx context.Context, key types.NamespacedName) (*batchv1.Job, error) {
+	job := &batchv1.Job{}
+	if err := x.Client.Get(ctx, key, job); apierrors.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("reading the run's Job: %w", err)
+	}
+	return job, nil
+}
+
+// jobOfRunNamed reports whether a Run of the given name controls the Job: this run, or an
+// earlier run of the same name whose Job the garbage collector has not removed yet.
+func jobOfRunNamed(job *batchv1.Job, name string) bool {
+	ref := metav1.GetControllerOf(job)
+	return ref != nil && ref.Kind == "Run" && ref.Name == name && strings.HasPrefix(ref.APIVersion, discov1.GroupVersion.Group+"/")
+}
+
+// JobNameTakenError is the answer for a run whose name is taken by a Job that no Run
+// controls, such as the fetch Job of a dataset named like the run without "fetch-": a
+// run's Job takes the run's name, so such a run can never start.
+type JobNameTakenError struct{ Job *batchv1.Job }
+
+func (e *JobNameTakenError) Error() string {
+	owner := "no owner"
+	if ref := metav1.GetControllerOf(e.Job); ref != nil {
+		owner = fmt.Sprintf("%s %s", ref.Kind, ref.Name)
+	}
+	return fmt.Sprintf("a Job named %s already exists in namespace %s and is not this run's (it belongs to %s); "+
+		"a run's Job takes the run's name: create the run under another name", e.Job.Name, e.Job.Namespace, owner)
 }
 
 func (x *JobExecutor) Failure(ctx context.Context, run *discov1.Run) (string, bool) {
 	if c := meta.FindStatusCondition(run.Status.Conditions, discov1.RunConditionEngineFailed); c != nil && c.Status == metav1.ConditionTrue {
 		return truncate(c.Message, 4096), true
 	}
-	job := &batchv1.Job{}
-	if err := x.Client.Get(ctx, client.ObjectKeyFromObject(run), job); err != nil {
+	job, err := x.namedJob(ctx, client.ObjectKeyFromObject(run))
+	if err != nil || job == nil {
 		return "", false
+	}
+	if !jobOfRunNamed(job, run.Name) {
+		return (&JobNameTakenError{Job: job}).Error(), true
+	}
+	if !metav1.IsControlledBy(job, run) {
+		return "", false // an earlier run's Job, not yet collected
 	}
 	for _, c := range job.Status.Conditions {
 		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
