@@ -144,6 +144,11 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 	if !exact && len(numCols)+len(denCols) <= wideBeamColumns {
 		search(10, true)
 	}
+	if !exact && len(vars) <= maxHalfAngleVars {
+		for _, t := range halfAngleRationals(p, b, ev, y, monomial) {
+			cands = append(cands, candidate{t, exactNMSE * p.searchVarY})
+		}
+	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		if c := cmpFloat(a.loss, b.loss); c != 0 {
 			return c
@@ -159,6 +164,89 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 		}
 	}
 	return seeds
+}
+
+// maxHalfAngleVars bounds the inputs for which halfAngleRationals runs.
+const maxHalfAngleVars = 3
+
+// halfAngleRationals looks for laws y = M·P/Q in which P and Q are sums of
+// squared half-angle sines, sin(x/2)² and sin(x_i·x_j/2)² — the
+// diffraction grating's sin(n·θ/2)²/sin(θ/2)² (Feynman I.30.3) — by the
+// same implicit regression as the polynomial laws, and returns the exact
+// ones. M is 1, the power-law monomial or a single input: an oscillating
+// ratio leaves the log-space exponents far from the factor's. The squared
+// half-angle sine, (1 − cos x)/2, is how such laws are written, and a
+// checker that compares derivatives symbolically recognises it where it
+// does not recognise 1 − cos x. ev evaluates on the rows of y.
+func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, monomial tree) []tree {
+	if !b.has[opSin] || !b.has[opMul] || (!b.has[opPow] && !b.has[opMul]) {
+		return nil
+	}
+	vars := p.g.vars
+	halfSine := func(arg tree) tree {
+		t := append(append(tree{constNode(0.5)}, arg...), opNode(opMul), opNode(opSin))
+		if b.has[opPow] {
+			return append(t, powNode(2))
+		}
+		return append(t.clone(), append(t, opNode(opMul))...)
+	}
+	var terms []tree
+	for a, i := range vars {
+		terms = append(terms, halfSine(tree{varNode(i)}))
+		for _, j := range vars[a+1:] {
+			terms = append(terms, halfSine(tree{varNode(i), varNode(j), opNode(opMul)}))
+		}
+	}
+	var cols [][]float64
+	var trees []tree
+	for _, t := range terms {
+		if c := ev.eval(t); usableColumn(c) {
+			cols, trees = append(cols, append([]float64(nil), c...)), append(trees, t)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	factors := []tree{nil}
+	if monomial != nil {
+		factors = append(factors, monomial)
+	}
+	for _, j := range vars {
+		factors = append(factors, tree{varNode(j)})
+	}
+	full := newEvaluator(p.searchCols, len(p.searchY))
+	var out []tree
+	for _, m := range firstAndDistinct(factors) {
+		if p.timeUp() {
+			break
+		}
+		z := slices.Clone(y)
+		if m != nil {
+			mv := ev.eval(m)
+			for i := range z {
+				z[i] /= mv[i]
+			}
+		}
+		if !usableColumn(z) {
+			continue
+		}
+		for _, c := range implicitRational(cols, append([][]float64{nil}, cols...), z, p.timeUp, 3) {
+			t, ok := rationalTree(b, c, trees, append([]tree{nil}, trees...), 1)
+			if !ok {
+				continue
+			}
+			if m != nil {
+				t = append(append(m.clone(), t...), opNode(opMul))
+			}
+			if p.g.fits(t) && evaluate(full, p.searchY, t).loss <= exactNMSE*p.searchVarY {
+				out = append(out, t)
+			}
+		}
+		if len(out) > 0 {
+			break
+		}
+	}
+	return out
 }
 
 // wideBeamColumns is the most columns (numerator and denominator
@@ -313,7 +401,7 @@ func (ip *implicitProblem) search(a int, cand []int, maxTerms, beam int) [][]int
 	frontier := []state{{}}
 	seen := map[string]bool{}
 	var best state
-	for size := 1; size <= maxTerms; size++ {
+	for size := 1; size <= maxTerms && !ip.s.stopped(); size++ {
 		var next []state
 		for _, f := range frontier {
 			for _, j := range cand {

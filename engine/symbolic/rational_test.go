@@ -1,6 +1,7 @@
 package symbolic
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -36,4 +37,27 @@ func TestRationalSeedWideBeamFewInputs(t *testing.T) {
 		}
 	}
 	t.Fatal("no exact rational seed")
+}
+
+// The diffraction grating's I0·sin(n·θ/2)²/sin(θ/2)² (Feynman I.30.3) is a
+// ratio of squared half-angle sines under the factor I0, which the power
+// law does not show: the half-angle variant seeds it exactly, within a
+// complexity limit of 20.
+func TestRationalSeedHalfAngleSines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 3))
+	X := sample(rng, 3, 1000, 1, 5)
+	y := target(X, func(x []float64) float64 {
+		s, h := math.Sin(x[2]*x[1]/2), math.Sin(x[1]/2)
+		return x[0] * s * s / (h * h)
+	})
+	p := transformProblem(X, y)
+	p.s.maxSize, p.g.maxSize = 20, 20
+	pl := powerLawSeeds(p)
+	var mono tree
+	if len(pl) > 0 {
+		mono = pl[0]
+	}
+	if seeds := rationalSeeds(p, mono); !reproducedBy(seeds, X, y) {
+		t.Fatalf("no exact seed among %d", len(seeds))
+	}
 }
