@@ -67,8 +67,11 @@
 //     inputs only through x_i − x_j, x_i + x_j, x_i·x_j or x_i/x_j (joint
 //     moves along their level sets). A split is searched as two smaller
 //     problems whose models, summed or multiplied, seed the search; a
-//     symmetry as one problem in u = x_i ∘ x_j, written back in the inputs
-//     (structure.go has the rules and thresholds).
+//     symmetry as one problem in u = x_i ∘ x_j (several disjoint pairs at
+//     once when they hold about as clearly), written back in the inputs.
+//     Before them, inputs whose log-space power-law exponents are
+//     integers are taken as a factor M, and y/M is searched on the other
+//     inputs (structure.go has the rules and thresholds).
 //   - Units: with Options.InputUnits and TargetUnit covering every usable
 //     input, dimensionally inconsistent candidates score as invalid ones
 //     (dims.go), and a search on the dimensionless groups of the inputs

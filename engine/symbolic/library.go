@@ -10,6 +10,11 @@ import (
 // small fraction of the search budget even with many variables.
 const maxLibrary = 400
 
+// maxPairFunctionVars bounds the inputs for which the library holds the
+// products of a pair with sin or cos of another input or difference: they
+// grow as the fourth power of the inputs.
+const maxPairFunctionVars = 5
+
 // libraryTerm is a candidate term and its values on the data.
 type libraryTerm struct {
 	t   tree
@@ -17,8 +22,10 @@ type libraryTerm struct {
 }
 
 // buildLibrary lists candidate terms, simplest first: the variables,
-// monomials up to degree 3, ratios, and the allowed functions applied to
-// variables and to pairwise products. Terms that are undefined somewhere,
+// monomials up to degree 3, ratios, the allowed functions applied to
+// variables, differences and pairwise products, and, for at most
+// maxPairFunctionVars inputs, pair products times sin or cos of a third
+// input or of a difference. Terms that are undefined somewhere,
 // constant, or duplicates of an earlier term are dropped.
 func buildLibrary(p *problem) []libraryTerm {
 	b := newTermBuilder(p.g)
@@ -111,6 +118,43 @@ func buildLibrary(p *problem) []libraryTerm {
 			for a, i := range vars {
 				for _, j := range vars[a+1:] {
 					add(tree{varNode(i), varNode(j), opNode(opMul), opNode(f)}, true)
+				}
+			}
+		}
+	}
+	// A pair's product times sin or cos of a third input, or times sin or
+	// 1 − cos of the difference of two others: the cross term of the law
+	// of cosines (Feynman I.29.16), whose square x1² + x2² − 2·x1·x2·cos(θ1
+	// − θ2) = (x1 − x2)² + 2·x1·x2·(1 − cos(θ1 − θ2)) the square transform
+	// then fits as two library terms; written so, the law is shorter than
+	// with three.
+	if len(vars) <= maxPairFunctionVars && b.has[opMul] {
+		for _, f := range []opcode{opCos, opSin} {
+			if !b.has[f] {
+				continue
+			}
+			for a, i := range vars {
+				for _, j := range vars[a+1:] {
+					ij := tree{varNode(i), varNode(j), opNode(opMul)}
+					for c, k := range vars {
+						if k == i || k == j {
+							continue
+						}
+						add(append(ij.clone(), varNode(k), opNode(f), opNode(opMul)), true)
+						if !b.has[opSub] {
+							continue
+						}
+						for _, l := range vars[c+1:] {
+							if l == i || l == j {
+								continue
+							}
+							g := tree{varNode(k), varNode(l), opNode(opSub), opNode(f)}
+							if f == opCos {
+								g = append(tree{constNode(1)}, append(g, opNode(opSub))...)
+							}
+							add(append(append(ij.clone(), g...), opNode(opMul)), true)
+						}
+					}
 				}
 			}
 		}

@@ -46,6 +46,11 @@ import (
 //     RMS change under the single moves, with the same allowance √2·σ for
 //     the surrogate's error.
 //
+//   - Factor: do some inputs enter only through a monomial factor,
+//     y = x_a^k_a·…·g(rest)? In the log-space power law their exponents are
+//     then integers whatever g is, as the inputs are drawn independently;
+//     this test needs no surrogate (factorSeeds).
+//
 // A split is searched as two smaller problems: the part on A is fitted to
 // y − S(ā, b) (additive) or y/S(ā, b) (multiplicative), which is f(A) up to
 // a constant, with the other inputs B at their means ā, b̄ in S and the
@@ -54,7 +59,10 @@ import (
 // fronts are joined by + or × into seeds of the main search. A symmetry is
 // searched as one problem with u = x_i ∘ x_j in place of x_i and x_j, and
 // its models are written back with u replaced by x_i ∘ x_j, in the inputs'
-// own columns. The searches on the parts are full Fit calls, so a part may
+// own columns; symmetries on disjoint pairs that hold about as clearly as
+// the best one are substituted together (jointSymmetries). A factor M is
+// searched as the problem y/M on the other inputs, on which the structure
+// moves run first, and M times its models are seeds. The searches on the parts are full Fit calls, so a part may
 // split or substitute again. As every seeding pass, the moves only add
 // seeds: the main search scores them on the original data, and a wrong
 // decomposition costs a seed, not the law.
@@ -64,9 +72,12 @@ const (
 	// holds; symmetryTolerance the same for a joint move.
 	separableTolerance = 0.05
 	symmetryTolerance  = 0.05
-	// maxStructureVars bounds the inputs for which the moves run: the
-	// splits tested grow as 2^(d−1).
+	// maxStructureVars bounds the inputs for which the surrogate's moves
+	// run: the splits tested grow as 2^(d−1).
 	maxStructureVars = 8
+	// factorTolerance is how far from an integer a power-law exponent may
+	// be for its input to count as a factor of the law.
+	factorTolerance = 0.05
 	// structureProbes is the number of probe rows (and row pairs).
 	structureProbes = 200
 	// minProbePoints is the fewest probe rows a symmetry test needs inside
@@ -77,20 +88,24 @@ const (
 	// partModels is how many models of each part's front (the chosen one
 	// and the most accurate others) are joined into seeds.
 	partModels = 3
+	// sameSymmetryRatio is how much larger than the best symmetry's
+	// joint-move ratio another's may be for both to be substituted.
+	sameSymmetryRatio = 1.5
 	// symmetryStep is the joint move, in standard deviations of the
 	// smaller-spread input (of log|x| for products and ratios).
 	symmetryStep = 0.25
 )
 
 // structureSeeds runs the structure moves and returns their seeds, or nil
-// when they do not apply: fewer than two or more than maxStructureVars
-// inputs, a seed that already fits y exactly or as well as the surrogate
-// does, a surrogate that does not describe the data, or no split and no
-// symmetry. budget bounds the searches on the smaller problems (0: no
+// when they do not apply: fewer than two inputs, a seed that already fits
+// y exactly or as well as the surrogate does, a surrogate that does not
+// describe the data, or no factor, split or symmetry. The factor move runs
+// first, within half the budget; the surrogate's moves run after it unless
+// it explained y exactly, and only up to maxStructureVars inputs. budget bounds the searches on the smaller problems (0: no
 // limit, the generation budget bounds them).
 func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree, budget time.Duration) []tree {
 	d := len(p.g.vars)
-	if d < 2 || d > maxStructureVars || p.timeUp() {
+	if d < 2 || p.timeUp() {
 		return nil
 	}
 	ev := newEvaluator(p.cols, len(p.y))
@@ -105,15 +120,136 @@ func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree,
 	if !s.usable() || best <= s.looMSE || p.timeUp() {
 		return nil
 	}
+	// The factor move needs no surrogate, only the surrogate's word that
+	// the seeds leave something to explain; when it explains y exactly
+	// the surrogate's moves are not needed.
+	start := time.Now()
+	var out []tree
+	if budget > 0 {
+		out = factorSeeds(ctx, p, opts, budget/2)
+	} else {
+		out = factorSeeds(ctx, p, opts, 0)
+	}
+	for _, t := range out {
+		best = math.Min(best, evaluate(ev, p.y, t).loss)
+	}
+	if budget > 0 {
+		if budget -= time.Since(start); budget <= 0 {
+			return out
+		}
+	}
+	if best <= exactNMSE*p.varY || d > maxStructureVars || p.timeUp() {
+		return out
+	}
 	pr := newProbe(s, p.cols, len(p.y))
 	pr.stop = p.timeUp
 	if sp, ok := pr.bestSplit(); ok && !p.timeUp() {
-		return splitSeeds(ctx, p, opts, s, sp, budget)
+		return append(out, splitSeeds(ctx, p, opts, s, sp, budget)...)
 	}
-	if sb, ok := pr.bestSymmetry(); ok && !p.timeUp() {
-		return symmetrySeeds(ctx, p, opts, sb, budget)
+	if sbs := pr.jointSymmetries(); len(sbs) > 0 && !p.timeUp() {
+		return append(out, symmetrySeeds(ctx, p, opts, sbs, budget)...)
 	}
-	return nil
+	return out
+}
+
+// factorSeeds is the power-law factor move: when the log-space power law
+// (powerlaw.go) gives some inputs exponents within factorTolerance of a
+// nonzero integer, y = M·g(rest) with the monomial M of those inputs is
+// tried: g is searched on the other inputs against y/M, and M times its
+// models are the seeds. An input that enters only through a factor x^k
+// has exponent k in log space whatever g is, because the inputs are drawn
+// independently, while an input inside g gets a fractional one; this is
+// multiplicative separability (Udrescu & Tegmark 2020) with one part a
+// monomial, found without a surrogate, so that y/M carries no surrogate
+// error (G·m1·m2 over a sum of squared differences; mom/(kb·T) times a
+// sum).
+func factorSeeds(ctx context.Context, p *problem, opts Options, budget time.Duration) []tree {
+	vars, w, ok := powerLawFit(p, true)
+	if !ok {
+		return nil
+	}
+	pw := make([]float64, len(vars))
+	var rest []int
+	inFactor := map[int]bool{}
+	for k, v := range vars {
+		if r := math.Round(w[k]); r != 0 && math.Abs(w[k]-r) <= factorTolerance {
+			pw[k] = r
+			inFactor[v] = true
+		}
+	}
+	for _, v := range p.g.vars {
+		if !inFactor[v] {
+			rest = append(rest, v)
+		}
+	}
+	// All inputs in the factor is the power law itself, which its own pass
+	// seeds.
+	if len(inFactor) == 0 || len(rest) == 0 {
+		return nil
+	}
+	m, ok := newTermBuilder(p.g).monomial(vars, pw)
+	if !ok || !p.g.fits(m) {
+		return nil
+	}
+	mv := newEvaluator(p.cols, len(p.y)).eval(m)
+	z := make([]float64, len(p.y))
+	for i := range z {
+		z[i] = p.y[i] / mv[i]
+	}
+	if !finiteValues(z) || p.timeUp() {
+		return nil
+	}
+	start := time.Now()
+	q := p.reduced(rest, z, func() bool {
+		return ctx.Err() != nil || (budget > 0 && time.Since(start) >= budget)
+	})
+	// The structure moves on y/M run first, ahead of the other seeding
+	// passes that the search on it would run before them: a law of
+	// differences under a factor needs the symmetry move on the smaller
+	// problem, and those passes may use up its seeding time.
+	var gs []tree
+	if budget > 0 {
+		gs = structureSeeds(ctx, q, opts, nil, budget/2)
+	} else {
+		gs = structureSeeds(ctx, q, opts, nil, 0)
+	}
+	ev := newEvaluator(p.cols, len(p.y))
+	exact := false
+	for _, g := range gs {
+		exact = exact || evaluate(ev, z, g).loss <= exactNMSE*q.varY
+	}
+	if !exact {
+		left := time.Duration(0)
+		if budget > 0 {
+			if left = budget - time.Since(start); left <= 0 {
+				left = -1
+			}
+		}
+		if left >= 0 {
+			// Each model is multiplied by M: one level and at least one
+			// node more; M's own nodes often merge into the model's
+			// quotient (M·(1/r²) is M/r²), so the seeds are checked
+			// against the limits only after simplifying (fitting).
+			gs = append(gs, subSearch(ctx, p, opts, rest, nil, z, left, 1, 1)...)
+		}
+	}
+	var out []tree
+	for _, g := range gs {
+		out = append(out, append(append(m.clone(), g...), opNode(opMul)))
+	}
+	return fitting(p, out)
+}
+
+// reduced returns the problem of fitting z on the inputs vars of p's
+// columns, with the same operators and limits, no units, and its own
+// deadline.
+func (p *problem) reduced(vars []int, z []float64, expired func() bool) *problem {
+	g := *p.g
+	g.vars = slices.Clone(vars)
+	_, sd := stat.PopMeanStdDev(z, nil)
+	q := &problem{cols: p.cols, y: z, varY: sd * sd, names: p.names, g: &g, s: p.s, expired: expired}
+	q.setSearchRows(p.s.seed)
+	return q
 }
 
 // probe holds the rows the structure tests evaluate the surrogate at.
@@ -326,40 +462,78 @@ type symmetry struct {
 	i, j   int
 	op     opcode // opSub, opAdd, opMul or opDiv
 	excess float64
+	ratio  float64 // RMS change under the joint move over the single moves'
 }
 
 // bestSymmetry returns the symmetry with the smallest excess over its
 // noise allowance that holds, if any.
 func (pr *probe) bestSymmetry() (symmetry, bool) {
+	all := pr.symmetries()
+	if len(all) == 0 {
+		return symmetry{}, false
+	}
+	return all[0], true
+}
+
+// symmetries returns the symmetries that hold, smallest excess first.
+func (pr *probe) symmetries() []symmetry {
 	s := pr.s
-	var best symmetry
-	found := false
+	var out []symmetry
 	for i := range s.vars {
 		for j := i + 1; j < len(s.vars) && !pr.stopped(); j++ {
 			for _, op := range []opcode{opSub, opAdd, opMul, opDiv} {
-				e, ok := pr.symmetryExcess(i, j, op)
-				if ok && e <= symmetryTolerance && (!found || e < best.excess) {
-					best, found = symmetry{i, j, op, e}, true
+				e, r, ok := pr.symmetryExcess(i, j, op)
+				if ok && e <= symmetryTolerance {
+					out = append(out, symmetry{i, j, op, e, r})
 				}
 			}
 		}
 	}
-	return best, found
+	slices.SortStableFunc(out, func(a, b symmetry) int { return cmpFloat(a.excess, b.excess) })
+	return out
+}
+
+// jointSymmetries returns the best symmetry and, after it, the symmetries
+// on pairs disjoint from those before them whose joint-move ratio is at
+// most sameSymmetryRatio times the best one's: laws of several differences
+// (G·m1·m2 over (x2 − x1)² + (y2 − y1)² + (z2 − z1)²) show each of them
+// about as clearly, and substituting all at once makes the smaller
+// problem smaller than substituting one per nested search would, within
+// the same budget. The noise allowance alone cannot tell them apart when
+// the surrogate's error is large against the single moves, while the
+// ratio itself still ranks the true symmetries first.
+func (pr *probe) jointSymmetries() []symmetry {
+	all := pr.symmetries()
+	if len(all) == 0 {
+		return nil
+	}
+	out := all[:1]
+	used := map[int]bool{all[0].i: true, all[0].j: true}
+	rest := slices.Clone(all[1:])
+	slices.SortStableFunc(rest, func(a, b symmetry) int { return cmpFloat(a.ratio, b.ratio) })
+	for _, c := range rest {
+		if c.ratio <= sameSymmetryRatio*all[0].ratio && !used[c.i] && !used[c.j] {
+			out = append(out, c)
+			used[c.i], used[c.j] = true, true
+		}
+	}
+	return out
 }
 
 // symmetryExcess measures how little S changes when x_i and x_j move along
 // a level set of x_i ∘ x_j, against the smaller change when either moves
-// alone, minus the noise allowance; false when the test does not apply
+// alone, minus the noise allowance, and returns it and the ratio of the
+// changes before the allowance; false when the test does not apply
 // (products and ratios of inputs that change sign, too few points whose
 // move stays inside the data range).
-func (pr *probe) symmetryExcess(i, j int, op opcode) (float64, bool) {
+func (pr *probe) symmetryExcess(i, j int, op opcode) (float64, float64, bool) {
 	s := pr.s
 	multiplicative := op == opMul || op == opDiv
 	var step float64
 	if multiplicative {
 		for _, q := range []int{i, j} {
 			if !(s.lo[q] > 0 || s.hi[q] < 0) {
-				return 0, false
+				return 0, 0, false
 			}
 		}
 		li, lj := make([]float64, len(pr.pts)), make([]float64, len(pr.pts))
@@ -371,7 +545,7 @@ func (pr *probe) symmetryExcess(i, j int, op opcode) (float64, bool) {
 		step = symmetryStep * math.Min(s.std[i], s.std[j])
 	}
 	if !(step > 0) {
-		return 0, false
+		return 0, 0, false
 	}
 	// move returns x_i, x_j after the joint move in direction dir (±1).
 	move := func(xi, xj, dir float64) (float64, float64) {
@@ -416,39 +590,49 @@ func (pr *probe) symmetryExcess(i, j int, op opcode) (float64, bool) {
 		single[1] += dk * dk
 	}
 	if used < minProbePoints {
-		return 0, false
+		return 0, 0, false
 	}
 	ref := math.Min(single[0], single[1])
 	if !(ref > 0) {
-		return 0, false
+		return 0, 0, false
 	}
-	return math.Sqrt(joint[0]/ref) - math.Sqrt2*s.sigma*math.Sqrt(float64(used)/ref), true
+	ratio := math.Sqrt(joint[0] / ref)
+	return ratio - math.Sqrt2*s.sigma*math.Sqrt(float64(used)/ref), ratio, true
 }
 
 // symmetrySeeds searches y on the inputs with u = x_i ∘ x_j in place of
-// x_i and x_j, and writes its models back in the inputs.
-func symmetrySeeds(ctx context.Context, p *problem, opts Options, sb symmetry, budget time.Duration) []tree {
+// x_i and x_j, for each symmetry of sbs (disjoint pairs), and writes its
+// models back in the inputs.
+func symmetrySeeds(ctx context.Context, p *problem, opts Options, sbs []symmetry, budget time.Duration) []tree {
 	b := newTermBuilder(p.g)
-	if !b.has[sb.op] {
+	paired := map[int]bool{}
+	var extra []substituted
+	for _, sb := range sbs {
+		if !b.has[sb.op] {
+			continue
+		}
+		xi, xj := p.g.vars[sb.i], p.g.vars[sb.j]
+		u := make([]float64, len(p.y))
+		for r := range u {
+			u[r] = applyBinary(sb.op, p.cols[xi][r], p.cols[xj][r])
+		}
+		if !finiteValues(u) {
+			continue
+		}
+		paired[xi], paired[xj] = true, true
+		extra = append(extra, substituted{col: u, t: tree{varNode(xi), varNode(xj), opNode(sb.op)}})
+	}
+	if len(extra) == 0 {
 		return nil
 	}
-	xi, xj := p.g.vars[sb.i], p.g.vars[sb.j]
 	var vars []int
 	for _, v := range p.g.vars {
-		if v != xi && v != xj {
+		if !paired[v] {
 			vars = append(vars, v)
 		}
 	}
-	u := make([]float64, len(p.y))
-	for r := range u {
-		u[r] = applyBinary(sb.op, p.cols[xi][r], p.cols[xj][r])
-	}
-	if !finiteValues(u) {
-		return nil
-	}
-	sub := tree{varNode(xi), varNode(xj), opNode(sb.op)}
-	// Writing u back as x_i ∘ x_j takes a level and two nodes.
-	return fitting(p, subSearch(ctx, p, opts, vars, &substituted{col: u, t: sub}, p.y, budget, 1, 2))
+	// Writing each u back as x_i ∘ x_j takes a level and two nodes.
+	return fitting(p, subSearch(ctx, p, opts, vars, extra, p.y, budget, 1, 2*len(extra)))
 }
 
 // substituted is a new input of a smaller problem: its values and the
@@ -458,21 +642,21 @@ type substituted struct {
 	t   tree
 }
 
-// subSearch fits z on the problem columns vars (and the substituted input
+// subSearch fits z on the problem columns vars (and the substituted inputs
 // after them, if any) with a short search and returns the chosen model and
 // the front's models more accurate than it, written in the problem's
 // inputs. The search's depth and size limits are the problem's less depth
 // and size, the room that writing its models into a seed takes.
-func subSearch(ctx context.Context, p *problem, opts Options, vars []int, extra *substituted, z []float64, budget time.Duration, depth, size int) []tree {
+func subSearch(ctx context.Context, p *problem, opts Options, vars []int, extra []substituted, z []float64, budget time.Duration, depth, size int) []tree {
 	var cols [][]float64
 	var names []string
 	for _, v := range vars {
 		cols = append(cols, p.cols[v])
 		names = append(names, p.names[v])
 	}
-	if extra != nil {
-		cols = append(cols, extra.col)
-		names = append(names, format(toExpr(extra.t), p.names))
+	for _, e := range extra {
+		cols = append(cols, e.col)
+		names = append(names, format(toExpr(e.t), p.names))
 	}
 	sub := Options{
 		Operators: opts.Operators, MaxComplexity: max(5, p.s.maxSize-size), MaxDepth: max(3, p.s.maxDepth-depth),
@@ -504,7 +688,7 @@ func subSearch(ctx context.Context, p *problem, opts Options, vars []int, extra 
 			case int(nd.v) < len(vars):
 				t = append(t, varNode(vars[nd.v]))
 			default:
-				t = append(t, extra.t...)
+				t = append(t, extra[int(nd.v)-len(vars)].t...)
 			}
 		}
 		out = append(out, t)

@@ -186,3 +186,101 @@ func TestFitSeedsFromStructureMoves(t *testing.T) {
 		t.Fatalf("after 5 generations: %s with MSE %.4g, the truth's %.4g", res.Best.Expression, res.Best.MSE, truthMSE)
 	}
 }
+
+// distanceData draws the 9 inputs of AI Feynman's I.9.18 on its ranges
+// (three factors in [1, 2], the first point's coordinates in [3, 4], the
+// second's in [1, 2]) and y = f(x) without noise.
+func distanceData(seed uint64, f func(x []float64) float64) ([][]float64, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	X := make([][]float64, 9)
+	for j := range X {
+		lo := 1.0
+		if j >= 3 && j%2 == 1 {
+			lo = 3
+		}
+		X[j] = make([]float64, 1000)
+		for i := range X[j] {
+			X[j][i] = lo + rng.Float64()
+		}
+	}
+	return X, target(X, f)
+}
+
+// squaredDistance is (x3 − x4)² + (x5 − x6)² + (x7 − x8)², the inputs
+// counted from 0.
+func squaredDistance(x []float64) float64 {
+	a, b, c := x[3]-x[4], x[5]-x[6], x[7]-x[8]
+	return a*a + b*b + c*c
+}
+
+// structureSeedsExact runs the structure moves on X, y from no prior seeds,
+// with searches of 100 generations of 2 islands of 100 on the smaller
+// problems and the given complexity limit, and reports whether a seed
+// reproduces y.
+func structureSeedsExact(t *testing.T, X [][]float64, y []float64, maxSize int) bool {
+	t.Helper()
+	p := transformProblem(X, y)
+	p.s.generations, p.s.islands, p.s.popSize = 100, 2, 100
+	p.s.maxSize, p.g.maxSize = maxSize, maxSize
+	return reproducedBy(structureSeeds(context.Background(), p, Options{Seed: 1}, nil, 0), X, y)
+}
+
+// A monomial factor is split off by its integer exponents, with more inputs
+// than the surrogate's moves take: y = x0·x1·x2/(x3 + x4·x5 + x6·x7), x8
+// irrelevant, is found exactly through y/(x0·x1·x2) on the other inputs.
+func TestFactorMoveSplitsOffAMonomial(t *testing.T) {
+	f := func(x []float64) float64 { return x[0] * x[1] * x[2] / (x[3] + x[4]*x[5] + x[6]*x[7]) }
+	X, y := distanceData(1, f)
+	if !structureSeedsExact(t, X, y, 30) {
+		t.Fatal("no structure seed reproduces y")
+	}
+}
+
+// Three difference symmetries on disjoint pairs hold about as clearly, and
+// all three are substituted together.
+func TestJointSymmetriesTakeEveryDifference(t *testing.T) {
+	X, y := distanceData(2, func(x []float64) float64 { return 1 / squaredDistance(x) })
+	p := transformProblem(X[3:], y)
+	s := fitSmoother(p.cols, p.g.vars, p.y, nil)
+	if !s.usable() {
+		t.Fatal("the surrogate does not describe the data")
+	}
+	sbs := newProbe(s, p.cols, len(p.y)).jointSymmetries()
+	got := map[[2]int]bool{}
+	for _, sb := range sbs {
+		if sb.op != opSub {
+			t.Errorf("symmetry %+v, want differences only", sb)
+		}
+		got[[2]int{sb.i, sb.j}] = true
+	}
+	if len(sbs) != 3 || !got[[2]int{0, 1}] || !got[[2]int{2, 3}] || !got[[2]int{4, 5}] {
+		t.Fatalf("symmetries %+v, want x0 − x1, x2 − x3 and x4 − x5", sbs)
+	}
+}
+
+// AI Feynman's I.9.18, G·m1·m2 over a squared distance in three dimensions,
+// takes the factor move and then three substitutions: its seed is exact.
+func TestFactorAndDifferencesRecoverNewtonOnNineInputs(t *testing.T) {
+	f := func(x []float64) float64 { return x[0] * x[1] * x[2] / squaredDistance(x) }
+	X, y := distanceData(3, f)
+	if !structureSeedsExact(t, X, y, 30) {
+		t.Fatal("no structure seed reproduces y")
+	}
+}
+
+// The law of cosines is two library terms under the square transform,
+// short enough for a complexity limit of 20.
+func TestLibraryHoldsTheLawOfCosines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 3))
+	X := sample(rng, 4, 1000, 1, 5)
+	y := target(X, func(x []float64) float64 {
+		return math.Sqrt(x[0]*x[0] + x[1]*x[1] - 2*x[0]*x[1]*math.Cos(x[2]-x[3]))
+	})
+	p := transformProblem(X, y)
+	p.s.maxSize, p.g.maxSize = 20, 20
+	lib := buildLibrary(p)
+	_, rss := sparseSeeds(p, lib)
+	if seeds := transformSeeds(p, lib, powerLawSeeds(p), rss); !reproducedBy(seeds, X, y) {
+		t.Fatalf("no transformed seed of %d reproduces y", len(seeds))
+	}
+}
