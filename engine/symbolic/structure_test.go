@@ -284,3 +284,18 @@ func TestLibraryHoldsTheLawOfCosines(t *testing.T) {
 		t.Fatalf("no transformed seed of %d reproduces y", len(seeds))
 	}
 }
+
+// A context that has ended stops the factor move's searches on the smaller
+// problems, which would otherwise run their whole generation budget, and
+// they seed nothing.
+func TestFactorMoveStopsAtTheContextDeadline(t *testing.T) {
+	f := func(x []float64) float64 { return x[0] * x[1] * x[2] / squaredDistance(x) }
+	X, y := distanceData(3, f)
+	p := transformProblem(X, y)
+	p.s.generations, p.s.islands, p.s.popSize = 1<<30, 2, 100
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if seeds := structureSeeds(ctx, p, Options{Seed: 1}, nil, 0); reproducedBy(seeds, X, y) {
+		t.Fatal("an exact seed after the deadline")
+	}
+}
