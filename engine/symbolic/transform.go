@@ -82,8 +82,9 @@ const (
 	asinRangeSlack = 0.05
 )
 
-// transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k), best first, for the
-// factors M of transformFactors; monos are the power-law seeds. A
+// transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k) and asin(c0 + Σ
+// w_k·M·t_k), best first, for the factors M of transformFactors; monos are
+// the power-law seeds. A
 // seed must fit y about as well as the plain sparse pass did, whose
 // smallest residual (a share of var(y)) is floor: within transformSlack of
 // it, because with noise a sparse series of up to eight terms fits a little
@@ -178,7 +179,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 				zt[i] = tr.forward(math.Abs(v))
 			}
 			fitAs(terms, zt, func(s *sparseRegression, S []int) (tree, bool) {
-				inner, _, ok := s.affineTree(b, S, zt)
+				inner, ok := s.affineTree(b, S, zt)
 				if !ok {
 					return nil, false
 				}
@@ -238,33 +239,32 @@ func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
 }
 
 // affineTree writes c0 + Σ w_k·t_k, fitted by least squares on support S,
-// divided by |c0| (or by the largest |w_k| when c0 is 0), which it
-// returns as the scale, so that a weight
+// divided by |c0| (or by the largest |w_k| when c0 is 0) so that a weight
 // equal to the intercept, as in 1 − (v/c)², carries no constant. The
 // positive factor is harmless under every inverse: for powers linear
 // scaling absorbs it, and for exp it is a constant exponent scale that the
 // constant fitting refines.
-func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tree, float64, bool) {
+func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tree, bool) {
 	c0, w, ok := s.affineWeights(S, y)
 	if !ok {
-		return nil, 0, false
+		return nil, false
 	}
 	scale, wMax := math.Abs(c0), floats.Norm(w, math.Inf(1))
 	if scale < 1e-9*wMax {
 		c0, scale = 0, wMax
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
-		return nil, 0, false
+		return nil, false
 	}
 	t, ok := b.weightedSum(s.terms(S), w, scale)
 	if !ok || c0 == 0 {
-		return t, scale, ok
+		return t, ok
 	}
 	if !b.has[opAdd] {
-		return nil, 0, false
+		return nil, false
 	}
 	r := c0 / scale // ±1
-	return append(t, constNode(r), opNode(opAdd)), scale, true
+	return append(t, constNode(r), opNode(opAdd)), true
 }
 
 // affineWeights fits y = c0 + Σ w_k·term_k on support S by unregularised
