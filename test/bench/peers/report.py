@@ -366,6 +366,58 @@ def right_form_verdict(found, case, pts):
     return True, best
 
 
+# Identifiability at noise (issue 18: "or the issue note shows, with
+# measurements, which goal cannot be met and why"). For a found law f that
+# is not exact, on the very noisy rows the engine was given: the truth t
+# with its best affine a + b*t (exactness allows both) and f as printed are
+# compared by the Gaussian log-likelihood ratio D = n*ln(MSE_f / MSE_t).
+# D <= 0: the data prefer f (or tie); 0 < D <= ln(n): within the price of
+# one parameter under the BIC (Schwarz 1978), so fit alone cannot prefer
+# the truth; D > ln(n): the truth fits clearly better, a search miss. The
+# node counts (sympy preorder traversal, constants as leaves) say whether
+# a preference for shorter laws could pick the truth instead: when f fits
+# as well and is no longer, neither fit nor simplicity prefers the truth.
+
+
+def node_count(expr, names):
+    try:
+        return sum(1 for _ in sp.preorder_traversal(sym_parse(expr, names)))
+    except Exception:
+        return None
+
+
+def identifiability(found, case, noise, cases_dir):
+    if not found or float(noise) == 0:
+        return None
+    import pandas as pd
+    df = pd.read_csv(os.path.join(cases_dir, case["files"][noise]))
+    names = case["vars"]
+    cols = [df[n].to_numpy(dtype=float) for n in names]
+    y = df["y"].to_numpy(dtype=float)
+    try:
+        t = np_eval(case["expr"], names, cols)
+        f = np_eval(found, names, cols)
+    except Exception:
+        return None
+    ok = np.isfinite(t) & np.isfinite(y)
+    if not np.isfinite(f[ok]).all():
+        return {"class": "truth_better", "d": math.inf}
+    y, t, f = y[ok], t[ok], f[ok]
+    n = len(y)
+    A = np.column_stack([np.ones(n), t])
+    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+    mse_t = float(np.mean((y - A @ coef) ** 2))
+    mse_f = float(np.mean((y - f) ** 2))
+    if mse_t <= 0:
+        return None
+    d = n * math.log(max(mse_f, 1e-300) / mse_t)
+    cls = "data_prefer_found" if d <= 0 else ("within_bic" if d <= math.log(n) else "truth_better")
+    out = {"class": cls, "d": d, "n": n, "mse_found": mse_f, "mse_truth": mse_t}
+    if HAVE_SYMPY:
+        out["nodes_found"], out["nodes_truth"] = node_count(found, names), node_count(case["expr"], names)
+    return out
+
+
 def check(found, case, pts):
     """The exact-recovery verdicts of one found expression. "exact" is the
     sympy verdict (on the domain when that test decided), turned to True
@@ -454,6 +506,8 @@ def main():
         v = check(r.get("expression", ""), c, pts_cache[r["name"]])
         v.update(method=method, name=r["name"], noise=r["noise"], expression=r.get("expression", ""),
                  wall_s=r.get("wall_s"), error=r.get("error"))
+        if method == "ours" and not v["exact"]:
+            v["identifiability"] = identifiability(r.get("expression", ""), c, r["noise"], a.cases)
         if method == "ours" and r.get("alternatives"):
             v["any_alternative_exact"] = any(check(x, c, pts_cache[r["name"]])["exact"] for x in r["alternatives"])
         scored.append(v)
@@ -511,6 +565,23 @@ def main():
         p(f"Equal once the found constants are recognised (p/q times a power of pi or a square root, "
           f"within {SNAP_RTOL:g} relative; see report.py): {len(snapped)} ({', '.join(snapped) or 'none'}); "
           f"without that step the rates above would be lower by these.")
+        p("")
+        p("Ours, the misses at noise against the truth on the same noisy rows (see identifiability in report.py): "
+          "D = n·ln(MSE_ours/MSE_truth), the truth with its best affine fit.")
+        p("")
+        p("| noise | misses | data prefer ours (D ≤ 0) | within one BIC parameter (0 < D ≤ ln n) | of these two, ours no longer than the truth | truth fits better (search miss) |")
+        p("|---|---|---|---|---|---|")
+        for nz in noises:
+            if float(nz) == 0:
+                continue
+            ms = [s for s in scored if s["method"] == "ours" and s["noise"] == nz and not s["exact"] and s.get("identifiability")]
+            by = defaultdict(list)
+            for s in ms:
+                by[s["identifiability"]["class"]].append(s["name"])
+            tied = [s["name"] for s in ms if s["identifiability"]["class"] != "truth_better"
+                    and (s["identifiability"].get("nodes_found") or 1e9) <= (s["identifiability"].get("nodes_truth") or 0)]
+            p(f"| {float(nz) * 100:g} % | {len(ms)} | {len(by['data_prefer_found'])} | {len(by['within_bic'])} | "
+              f"{len(tied)} ({', '.join(sorted(tied)) or 'none'}) | {len(by['truth_better'])} ({', '.join(sorted(by['truth_better'])) or 'none'}) |")
         p("")
         p("✓ exact, ≈ right form only, ✗ neither.")
         p("")
