@@ -53,7 +53,7 @@ try:
 except Exception:  # numeric check only
     HAVE_SYMPY = False
 
-FUNCS = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "asin", "abs", "square"]
+FUNCS = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "cosh", "asin", "abs", "square"]
 
 
 class Timeout(Exception):
@@ -75,7 +75,7 @@ def np_eval(expr, names, cols):
     """Numeric evaluation without sympy: Python eval over numpy."""
     env = {n: cols[i] for i, n in enumerate(names)}
     env.update(sqrt=np.sqrt, exp=np.exp, log=np.log, sin=np.sin, cos=np.cos, tan=np.tan,
-               tanh=np.tanh, asin=np.arcsin, abs=np.abs, square=np.square, pi=np.pi)
+               tanh=np.tanh, cosh=np.cosh, asin=np.arcsin, abs=np.abs, square=np.square, pi=np.pi)
     with np.errstate(all="ignore"):
         v = eval(clean(expr).replace("^", "**"), {"__builtins__": {}}, env)
     return np.broadcast_to(np.asarray(v, dtype=float), cols[0].shape).astype(float)
@@ -84,7 +84,8 @@ def np_eval(expr, names, cols):
 def sym_parse(expr, names):
     local = {n: sp.Symbol(n, positive=True) for n in names}
     local.update(abs=sp.Abs, square=lambda x: x**2, asin=sp.asin, pi=sp.pi)
-    return parse_expr(clean(expr), local_dict=local, transformations=standard_transformations + (convert_xor,))
+    # cosh is compared in its exponential form, which the truths use (II.35.18).
+    return parse_expr(clean(expr), local_dict=local, transformations=standard_transformations + (convert_xor,)).rewrite(sp.cosh, sp.exp)
 
 
 def round_floats(e, digits=3):
