@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,31 @@ func TestEstimateComputeUnits(t *testing.T) {
 	// Empty data counts as one cell: 1 unit of work, plus the 2 default controls.
 	if got := EstimateComputeUnits(0, 0, Spec{Mode: ModeNeural, NegativeControls: []string{}}); got < 1 || got != 1+2 {
 		t.Errorf("empty data: %d units, want 3 (and at least 1)", got)
+	}
+}
+
+// A prior that names the default operator set keeps the seeding passes' extra
+// functions (symbolic.SeedOperators), as a run without a prior does; a prior
+// with its own set, or an operators: constraint, is used as it is.
+func TestSymbolicPriorOfTheDefaultSetKeepsSeedOperators(t *testing.T) {
+	f := specFrame(t)
+	for _, c := range []struct {
+		prior       string
+		constraints []string
+		want        []string
+	}{
+		{"", nil, nil},
+		{"default", nil, nil},
+		{"physics", nil, nil},
+		{"trigonometric", nil, []string{"+", "-", "*", "/", "sin", "cos", "tan"}},
+		{"physics", []string{"operators:+,-,*,/"}, []string{"+", "-", "*", "/"}},
+	} {
+		p, err := Spec{Mode: ModeSymbolic, Parameters: Parameters{SymbolicPrior: c.prior, Constraints: c.constraints}}.resolve(f)
+		if err != nil {
+			t.Fatalf("%q %v: %v", c.prior, c.constraints, err)
+		}
+		if !slices.Equal(p.operators, c.want) {
+			t.Errorf("prior %q, constraints %v: operators %v, want %v", c.prior, c.constraints, p.operators, c.want)
+		}
 	}
 }

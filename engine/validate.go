@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/discolab/disco/engine/data"
 	"github.com/discolab/disco/engine/neural"
 	"github.com/discolab/disco/engine/symbolic"
@@ -153,7 +155,10 @@ func (s Spec) checkParameters(p *plan) error {
 		if err != nil {
 			return specErrorf(CodeParameterInvalid, "symbolic_prior", "%v", err)
 		}
-		if len(p.operators) == 0 {
+		// A prior whose set is the default one ("default", "physics") leaves the operators
+		// unset, so the seeding passes keep symbolic.SeedOperators (tanh, cosh, asin), as
+		// for a run that names no prior.
+		if len(p.operators) == 0 && !slices.Equal(ops, symbolic.DefaultOperators) {
 			p.operators = ops
 		}
 	}
