@@ -143,11 +143,37 @@ func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree,
 	}
 	pr := newProbe(s, p.cols, len(p.y))
 	pr.stop = p.timeUp
-	if sp, ok := pr.bestSplit(); ok && !p.timeUp() {
-		return append(out, splitSeeds(ctx, p, opts, s, sp, budget)...)
+	sp, split := pr.bestSplit()
+	var sbs []symmetry
+	if !p.timeUp() {
+		sbs = pr.jointSymmetries()
 	}
-	if sbs := pr.jointSymmetries(); len(sbs) > 0 && !p.timeUp() {
-		return append(out, symmetrySeeds(ctx, p, opts, sbs, budget)...)
+	// A split goes first; when symmetries hold too, it has half the
+	// budget and they have the rest, unless its seeds are exact: a split
+	// that holds only within the surrogate's error must not cost the
+	// symmetry its search.
+	if split && !p.timeUp() {
+		splitBudget := budget
+		if len(sbs) > 0 {
+			splitBudget = budget / 2
+		}
+		start := time.Now()
+		ss := splitSeeds(ctx, p, opts, s, sp, splitBudget)
+		out = append(out, ss...)
+		for _, t := range ss {
+			best = math.Min(best, evaluate(ev, p.y, t).loss)
+		}
+		if best <= exactNMSE*p.varY || len(sbs) == 0 {
+			return out
+		}
+		if budget > 0 {
+			if budget -= time.Since(start); budget <= 0 {
+				return out
+			}
+		}
+	}
+	if len(sbs) > 0 && !p.timeUp() {
+		out = append(out, symmetrySeeds(ctx, p, opts, sbs, budget)...)
 	}
 	return out
 }

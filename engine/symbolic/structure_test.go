@@ -299,3 +299,34 @@ func TestFactorMoveStopsAtTheContextDeadline(t *testing.T) {
 		t.Fatal("an exact seed after the deadline")
 	}
 }
+
+// On this sample of 1/((x0 − x1)² + (x2 − x3)² + (x4 − x5)²) a product split
+// holds within the surrogate's error besides the three differences; the
+// split's search does not find the law, and the symmetries still get
+// their search: a seed is exact.
+func TestSpuriousSplitLeavesTheSymmetriesTheirSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	X := make([][]float64, 6)
+	for j := range X {
+		lo := 1.0
+		if j%2 == 0 {
+			lo = 3
+		}
+		X[j] = make([]float64, 1000)
+		for i := range X[j] {
+			X[j][i] = lo + rng.Float64()
+		}
+	}
+	y := target(X, func(x []float64) float64 {
+		a, b, c := x[0]-x[1], x[2]-x[3], x[4]-x[5]
+		return 1 / (a*a + b*b + c*c)
+	})
+	p := transformProblem(X, y)
+	pr := newProbe(fitSmoother(p.cols, p.g.vars, p.y, nil), p.cols, len(p.y))
+	if _, ok := pr.bestSplit(); !ok {
+		t.Fatal("no split holds on this sample; the test shows nothing")
+	}
+	if !structureSeedsExact(t, X, y, 30) {
+		t.Fatal("no structure seed reproduces y")
+	}
+}
