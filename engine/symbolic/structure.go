@@ -62,10 +62,11 @@ import (
 // own columns; symmetries on disjoint pairs that hold about as clearly as
 // the best one are substituted together (jointSymmetries). A factor M is
 // searched as the problem y/M on the other inputs, on which the structure
-// moves run first, and M times its models are seeds. The searches on the parts are full Fit calls, so a part may
-// split or substitute again. As every seeding pass, the moves only add
-// seeds: the main search scores them on the original data, and a wrong
-// decomposition costs a seed, not the law.
+// moves run first, and M times its models are seeds. The searches on the
+// parts are full Fit calls, so a part may split or substitute again. As
+// every seeding pass, the moves only add seeds: the main search scores
+// them on the original data, and a wrong decomposition costs a seed, not
+// the law.
 
 const (
 	// separableTolerance is the interaction share below which a split
@@ -101,8 +102,9 @@ const (
 // y exactly or as well as the surrogate does, a surrogate that does not
 // describe the data, or no factor, split or symmetry. The factor move runs
 // first, within half the budget; the surrogate's moves run after it unless
-// it explained y exactly, and only up to maxStructureVars inputs. budget bounds the searches on the smaller problems (0: no
-// limit, the generation budget bounds them).
+// it explained y exactly, and only up to maxStructureVars inputs. budget
+// bounds the searches on the smaller problems (0: no limit, the
+// generation budget bounds them).
 func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree, budget time.Duration) []tree {
 	d := len(p.g.vars)
 	if d < 2 || p.timeUp() {
