@@ -76,6 +76,11 @@ const (
 	// maxStructureVars bounds the inputs for which the surrogate's moves
 	// run: the splits tested grow as 2^(d−1).
 	maxStructureVars = 8
+	// maxFactorVars bounds the inputs for which any move runs: the factor
+	// move needs no surrogate, but the surrogate that decides whether the
+	// moves run costs rows² per input, and the factor's search on the
+	// other inputs is a full search.
+	maxFactorVars = 10
 	// factorTolerance is how far from an integer a power-law exponent may
 	// be for its input to count as a factor of the law.
 	factorTolerance = 0.05
@@ -98,16 +103,17 @@ const (
 )
 
 // structureSeeds runs the structure moves and returns their seeds, or nil
-// when they do not apply: fewer than two inputs, a seed that already fits
-// y exactly or as well as the surrogate does, a surrogate that does not
-// describe the data, or no factor, split or symmetry. The factor move runs
+// when they do not apply: fewer than two or more than maxFactorVars
+// inputs, a seed that already fits y exactly or as well as the surrogate
+// does, a surrogate that does not describe the data, or no factor, split
+// or symmetry. The factor move runs
 // first, within half the budget; the surrogate's moves run after it unless
 // it explained y exactly, and only up to maxStructureVars inputs. budget
 // bounds the searches on the smaller problems (0: no limit, the
 // generation budget bounds them).
 func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree, budget time.Duration) []tree {
 	d := len(p.g.vars)
-	if d < 2 || p.timeUp() {
+	if d < 2 || d > maxFactorVars || p.timeUp() {
 		return nil
 	}
 	ev := newEvaluator(p.cols, len(p.y))
@@ -126,12 +132,7 @@ func structureSeeds(ctx context.Context, p *problem, opts Options, seeds []tree,
 	// the seeds leave something to explain; when it explains y exactly
 	// the surrogate's moves are not needed.
 	start := time.Now()
-	var out []tree
-	if budget > 0 {
-		out = factorSeeds(ctx, p, opts, budget/2)
-	} else {
-		out = factorSeeds(ctx, p, opts, 0)
-	}
+	out := factorSeeds(ctx, p, opts, budget/2) // 0 stays 0: no limit
 	for _, t := range out {
 		best = math.Min(best, evaluate(ev, p.y, t).loss)
 	}
@@ -235,12 +236,7 @@ func factorSeeds(ctx context.Context, p *problem, opts Options, budget time.Dura
 	// passes that the search on it would run before them: a law of
 	// differences under a factor needs the symmetry move on the smaller
 	// problem, and those passes may use up its seeding time.
-	var gs []tree
-	if budget > 0 {
-		gs = structureSeeds(ctx, q, opts, nil, budget/2)
-	} else {
-		gs = structureSeeds(ctx, q, opts, nil, 0)
-	}
+	gs := structureSeeds(ctx, q, opts, nil, budget/2) // 0 stays 0: no limit
 	ev := newEvaluator(p.cols, len(p.y))
 	exact := false
 	for _, g := range gs {
@@ -491,16 +487,6 @@ type symmetry struct {
 	op     opcode // opSub, opAdd, opMul or opDiv
 	excess float64
 	ratio  float64 // RMS change under the joint move over the single moves'
-}
-
-// bestSymmetry returns the symmetry with the smallest excess over its
-// noise allowance that holds, if any.
-func (pr *probe) bestSymmetry() (symmetry, bool) {
-	all := pr.symmetries()
-	if len(all) == 0 {
-		return symmetry{}, false
-	}
-	return all[0], true
 }
 
 // symmetries returns the symmetries that hold, smallest excess first.

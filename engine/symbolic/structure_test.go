@@ -83,7 +83,12 @@ func TestSymmetryFindsTheCombination(t *testing.T) {
 	} {
 		for _, noise := range []float64{0, 0.01} {
 			X, y := structureData(3, 3, noise, c.f)
-			sb, ok := structureProbe(t, X, y).bestSymmetry()
+			all := structureProbe(t, X, y).symmetries()
+			ok := len(all) > 0
+			var sb symmetry
+			if ok {
+				sb = all[0]
+			}
 			if !ok || sb.i != 0 || sb.j != 1 || sb.op != c.op {
 				t.Errorf("%s at noise %g: symmetry %+v (found %v), want x1 %v x2", c.name, noise, sb, ok, c.op)
 			}
@@ -233,6 +238,22 @@ func TestFactorMoveSplitsOffAMonomial(t *testing.T) {
 	X, y := distanceData(1, f)
 	if !structureSeedsExact(t, X, y, 30) {
 		t.Fatal("no structure seed reproduces y")
+	}
+}
+
+// Past maxFactorVars inputs no move runs, not even the factor move: the
+// law above with three more irrelevant inputs gives no seed, and the
+// surrogate that would decide is not fitted.
+func TestStructureMovesStopPastMaxFactorVars(t *testing.T) {
+	f := func(x []float64) float64 { return x[0] * x[1] * x[2] / (x[3] + x[4]*x[5] + x[6]*x[7]) }
+	X, y := distanceData(1, f)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for len(X) <= maxFactorVars {
+		X = append(X, sample(rng, 1, len(y), 1, 2)[0])
+	}
+	p := transformProblem(X, y)
+	if seeds := structureSeeds(context.Background(), p, Options{Seed: 1}, nil, 0); seeds != nil {
+		t.Errorf("%d inputs: %d seeds, want none", len(X), len(seeds))
 	}
 }
 
