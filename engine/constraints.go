@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/discolab/disco/engine/symbolic"
 	"github.com/discolab/disco/engine/units"
 )
 
@@ -32,8 +33,9 @@ type Constraints struct {
 	Satisfied []string
 }
 
-// KnownOperators are the operator names accepted by operators:.
-var KnownOperators = []string{"+", "-", "*", "/", "^", "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "asin", "cosh"}
+// KnownOperators are the operator names accepted by operators:, those the
+// symbolic search knows.
+var KnownOperators = symbolic.KnownOperators()
 
 // ParseConstraints parses constraint strings of the form key:value. It
 // checks syntax only; column names are checked by Spec.Validate.

@@ -2,6 +2,7 @@ package symbolic
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -133,26 +134,12 @@ func buildLibrary(p *problem) []libraryTerm {
 			if !b.has[f] {
 				continue
 			}
+			fs := functionsOfInputs(b, vars, f)
 			for a, i := range vars {
 				for _, j := range vars[a+1:] {
-					ij := tree{varNode(i), varNode(j), opNode(opMul)}
-					for c, k := range vars {
-						if k == i || k == j {
-							continue
-						}
-						add(append(ij.clone(), varNode(k), opNode(f), opNode(opMul)), true)
-						if !b.has[opSub] {
-							continue
-						}
-						for _, l := range vars[c+1:] {
-							if l == i || l == j {
-								continue
-							}
-							g := tree{varNode(k), varNode(l), opNode(opSub), opNode(f)}
-							if f == opCos {
-								g = append(tree{constNode(1)}, append(g, opNode(opSub))...)
-							}
-							add(append(append(ij.clone(), g...), opNode(opMul)), true)
+					for _, g := range fs {
+						if !slices.Contains(g.uses, i) && !slices.Contains(g.uses, j) {
+							add(append(append(tree{varNode(i), varNode(j), opNode(opMul)}, g.t...), opNode(opMul)), true)
 						}
 					}
 				}
@@ -194,4 +181,31 @@ func usableColumn(f []float64) bool {
 	}
 	m, v := stat.PopMeanVariance(f, nil)
 	return v > 1e-20*(m*m+1e-300) && !math.IsInf(v, 0)
+}
+
+// inputFunction is a function of some inputs and the inputs it uses.
+type inputFunction struct {
+	t    tree
+	uses []int
+}
+
+// functionsOfInputs returns f(x_k) and, when subtraction is allowed,
+// f(x_k − x_l) for the later inputs l (1 − cos for cos), in that order for
+// each k: the factors buildLibrary multiplies pairs of other inputs by.
+func functionsOfInputs(b *termBuilder, vars []int, f opcode) []inputFunction {
+	var out []inputFunction
+	for c, k := range vars {
+		out = append(out, inputFunction{tree{varNode(k), opNode(f)}, []int{k}})
+		if !b.has[opSub] {
+			continue
+		}
+		for _, l := range vars[c+1:] {
+			g := tree{varNode(k), varNode(l), opNode(opSub), opNode(f)}
+			if f == opCos {
+				g = append(tree{constNode(1)}, append(g, opNode(opSub))...)
+			}
+			out = append(out, inputFunction{g, []int{k, l}})
+		}
+	}
+	return out
 }

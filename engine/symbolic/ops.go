@@ -3,6 +3,8 @@ package symbolic
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // opcode identifies the kind of a node in an expression tree.
@@ -46,9 +48,11 @@ var opSymbols = [numOps]string{
 	opSqrt: "sqrt", opAbs: "abs", opTanh: "tanh", opAsin: "asin", opCosh: "cosh",
 }
 
-// operatorList is the user-facing operator tokens in the order error
-// messages list them.
-const operatorList = "+ - * / ^ sin cos tan exp log sqrt abs tanh asin cosh"
+// KnownOperators returns every operator name Options.Operators accepts, in
+// opcode order (the order error messages list them).
+func KnownOperators() []string {
+	return slices.Clone(opSymbols[opAdd:])
+}
 
 func (o opcode) String() string { return opSymbols[o] }
 
@@ -80,7 +84,7 @@ func parseOperators(names []string) ([]opcode, error) {
 	for _, s := range names {
 		o, ok := operatorNames[s]
 		if !ok {
-			return nil, fmt.Errorf("symbolic: unknown operator %q (known: %s)", s, operatorList)
+			return nil, fmt.Errorf("symbolic: unknown operator %q (known: %s)", s, strings.Join(KnownOperators(), " "))
 		}
 		if !seen[o] {
 			seen[o] = true

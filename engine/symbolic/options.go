@@ -54,7 +54,7 @@ var DefaultOperators = []string{"+", "-", "*", "/", "^", "sqrt", "exp", "log", "
 var SeedOperators = []string{"tanh", "cosh", "asin"}
 
 var priors = map[string][]string{
-	"physics":       {"+", "-", "*", "/", "^", "sqrt", "exp", "log", "sin", "cos"},
+	"physics":       DefaultOperators,
 	"polynomial":    {"+", "-", "*", "^"},
 	"trigonometric": {"+", "-", "*", "/", "sin", "cos", "tan"},
 }

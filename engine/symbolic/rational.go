@@ -179,7 +179,7 @@ const maxHalfAngleVars = 3
 // checker that compares derivatives symbolically recognises it where it
 // does not recognise 1 − cos x. ev evaluates on the rows of y.
 func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, monomial tree) []tree {
-	if !b.has[opSin] || !b.has[opMul] || (!b.has[opPow] && !b.has[opMul]) {
+	if !b.has[opSin] || !b.has[opMul] {
 		return nil
 	}
 	vars := p.g.vars
