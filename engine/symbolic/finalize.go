@@ -57,7 +57,7 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 		}
 		front = paretoModels(models)
 	}
-	return &Result{Best: selectModel(front, p.varY), Front: front}
+	return &Result{Best: selectModel(front, p.varY, len(p.y)), Front: front}
 }
 
 // maxThoroughSnaps bounds the models that get the slow snapping pass.

@@ -109,6 +109,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		// costlier passes, which the seeding time may cut short.
 		seeds = append(linkSeeds(p, pl, seeds, sparseRSS), seeds...)
 		seeds = append(seeds, transformSeeds(p, lib, pl, sparseRSS)...)
+		seeds = append(seeds, lorentzSeeds(p, lib, sparseRSS)...)
 		seeds = append(seeds, rationalSeeds(p, mono)...)
 		// The structure moves run only when the passes above leave y
 		// unexplained, their smaller searches within a quarter of the

@@ -249,8 +249,10 @@ func TestBestPairsFindsWhatForwardSelectionSteppedAround(t *testing.T) {
 	}
 }
 
-// TestSelectModel checks the score: the knee of the front wins over both a
-// too-simple and a barely better, more complex model; exact models win
+// TestSelectModel checks the rule: among the models near the lowest loss
+// the lowest BIC wins, so a barely better, much longer model loses to the
+// knee, while a law that fits clearly better than a shorter look-alike
+// wins; a model far above the lowest loss never wins; exact models win
 // outright when they exist.
 func TestSelectModel(t *testing.T) {
 	front := []*Model{
@@ -258,22 +260,42 @@ func TestSelectModel(t *testing.T) {
 		{Expression: "knee", Complexity: 7, MSE: 0.0101},
 		{Expression: "overfit", Complexity: 15, MSE: 0.0100},
 	}
-	if got := selectModel(front, 10); got.Expression != "knee" {
+	if got := selectModel(front, 10, 750); got.Expression != "knee" {
 		t.Errorf("selected %s, want knee", got.Expression)
+	}
+	// Feynman I.10.7 at 1 % noise on 750 rows: m0/cos(v/(c − 0.17)) (8
+	// nodes) against the law m0/sqrt(1 − (v/c)²) (10 nodes), whose error
+	// is 3.5 % lower: 750·ln(1.035) ≈ 26 against 2·ln(750) ≈ 13.
+	front = []*Model{
+		{Expression: "m", Complexity: 3, MSE: 0.0207},
+		{Expression: "look-alike", Complexity: 8, MSE: 0.00119},
+		{Expression: "law", Complexity: 10, MSE: 0.00115},
+		{Expression: "noise", Complexity: 13, MSE: 0.00114},
+	}
+	if got := selectModel(front, 1.5, 750); got.Expression != "law" {
+		t.Errorf("selected %s, want law", got.Expression)
+	}
+	// The same drop on 50 rows is within the noise: 50·ln(1.035) ≈ 1.7
+	// against 2·ln(50) ≈ 7.8.
+	if got := selectModel(front, 1.5, 50); got.Expression != "look-alike" {
+		t.Errorf("on 50 rows selected %s, want look-alike", got.Expression)
 	}
 	front = []*Model{
 		{Expression: "rough", Complexity: 3, MSE: 1},
 		{Expression: "better", Complexity: 9, MSE: 0.01},
 	}
-	if got := selectModel(front, 10); got.Expression != "better" {
+	if got := selectModel(front, 10, 750); got.Expression != "better" {
 		t.Errorf("selected %s, want better (the rough model is not within 1.5× of the best loss)", got.Expression)
+	}
+	if got := selectModel(front, 10, 3); got.Expression != "better" {
+		t.Errorf("on 3 rows selected %s, want better (the rough model is not within 1.5× of the best loss)", got.Expression)
 	}
 	front = []*Model{
 		{Expression: "approx", Complexity: 3, MSE: 1e-6},
 		{Expression: "exact", Complexity: 9, MSE: 1e-30},
 		{Expression: "exact but long", Complexity: 12, MSE: 1e-32},
 	}
-	if got := selectModel(front, 1); got.Expression != "exact" {
+	if got := selectModel(front, 1, 750); got.Expression != "exact" {
 		t.Errorf("selected %s, want exact", got.Expression)
 	}
 }

@@ -149,11 +149,7 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 			return nil
 		}
 	}
-	n := len(p.y)
-	rows := make([]int, min(n, linkRows))
-	for k := range rows {
-		rows[k] = k * n / len(rows)
-	}
+	rows := evenRows(len(p.y), linkRows)
 	var vars []int
 	for _, v := range p.g.vars {
 		if sameSign(p.cols[v]) {
@@ -166,13 +162,7 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 	// The log-space design [1, log|x_j|] is the same for every link: its
 	// thin QR factor turns each fit into a projection.
 	design := newLogDesign(p.cols, vars, rows)
-	sub := make([][]float64, len(p.cols))
-	for _, j := range p.g.vars {
-		sub[j] = make([]float64, len(rows))
-		for k, i := range rows {
-			sub[j][k] = p.cols[j][i]
-		}
-	}
+	sub := pickColumns(p.cols, p.g.vars, rows)
 	subEv := newEvaluator(sub, len(rows))
 
 	type candidate struct {

@@ -34,49 +34,58 @@ func paretoModels(ms []*Model) []*Model {
 	return front
 }
 
-// selectModel picks a model from a Pareto front (complexity ascending).
-//
-// If some model is exact, the simplest exact one wins. Otherwise each model
-// gets PySR's score −Δlog(MSE)/Δcomplexity against its simpler neighbour
-// (the first against the constant model, MSE = var(y), complexity 1), and
-// the best-scoring model among those whose loss is within 1.5× of the
-// lowest wins: a model must buy its extra complexity with a large relative
-// drop in error.
-func selectModel(front []*Model, varY float64) *Model {
-	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].MSE, front[i].Complexity }, varY)
+// selectModel picks a model from a Pareto front (complexity ascending)
+// fitted on n rows: see pickOnFront.
+func selectModel(front []*Model, varY float64, n int) *Model {
+	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].MSE, front[i].Complexity }, varY, n)
 	if i < 0 {
 		return nil
 	}
 	return front[i]
 }
 
-// pickOnFront is selectModel's rule over any front of n members,
-// complexity ascending, whose member i has the given loss and complexity.
-// It returns the chosen index, or −1 for an empty front. The search uses it
-// on its running front to see whether its choice has settled.
-func pickOnFront(n int, member func(i int) (loss float64, complexity int), varY float64) int {
-	if n == 0 {
+// selectionBand is how much above the lowest loss a chosen model's loss
+// may be.
+const selectionBand = 1.5
+
+// pickOnFront is selectModel's rule over any front of m members,
+// complexity ascending, whose member i has the given loss (MSE on n rows)
+// and complexity. It returns the chosen index, or −1 for an empty front.
+// The search uses it on its running front to see whether its choice has
+// settled.
+//
+// If some member is exact, the simplest exact one wins. Otherwise, among
+// the members whose loss is within selectionBand of the lowest, the one
+// with the lowest Bayesian information criterion n·ln(MSE) + ln(n)·c wins,
+// with each of the c nodes priced as a free parameter (Schwarz 1978, Ann.
+// Stat. 6:461): a model must buy each extra node with a relative drop in
+// error of about ln(n)/n, which noise fitted by a few more constants
+// does not give (it gives about 1/n per constant), while a law that fits
+// the data better than a shorter look-alike does. PySR's score, the
+// largest drop in log(MSE) per node against the simpler neighbour, picks
+// the knee of the front instead, and so, with noise, the short look-alike
+// (m0/cos(v/c) for m0/sqrt(1 − v²/c²)) whose knee is steeper.
+func pickOnFront(m int, member func(i int) (loss float64, complexity int), varY float64, n int) int {
+	if m == 0 {
 		return -1
 	}
-	for i := range n {
+	for i := range m {
 		if loss, _ := member(i); loss <= exactNMSE*varY {
 			return i
 		}
 	}
-	minLoss, _ := member(n - 1)
-	floor := math.Max(minLoss, 1e-300)
-	prevLoss, prevC := math.Max(varY, floor), 1
-	best := n - 1
-	bestScore := math.Inf(-1)
-	for i := range n {
+	minLoss, _ := member(m - 1)
+	perNode := math.Log(float64(max(n, 2)))
+	best, bestBIC := m-1, math.Inf(1)
+	for i := range m {
 		mse, c := member(i)
-		loss := math.Max(mse, 1e-300)
-		dc := max(c-prevC, 1)
-		score := -(math.Log(loss) - math.Log(prevLoss)) / float64(dc)
-		if mse <= 1.5*minLoss && score > bestScore {
-			best, bestScore = i, score
+		if mse > selectionBand*minLoss {
+			continue
 		}
-		prevLoss, prevC = loss, c
+		bic := float64(n)*math.Log(math.Max(mse, 1e-300)) + perNode*float64(c)
+		if bic < bestBIC {
+			best, bestBIC = i, bic
+		}
 	}
 	return best
 }

@@ -70,7 +70,7 @@ type settleRule struct {
 // settled reports, after the given epoch (1-based), whether the search can
 // stop: see the rule above. front is the running Pareto front.
 func (r *settleRule) settled(front []individual, epoch int) bool {
-	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].loss, front[i].size }, r.p.searchVarY)
+	i := pickOnFront(len(front), func(i int) (float64, int) { return front[i].loss, front[i].size }, r.p.searchVarY, len(r.p.searchY))
 	if i < 0 {
 		return false
 	}

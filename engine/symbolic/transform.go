@@ -95,29 +95,15 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		return nil
 	}
 	n := len(p.y)
-	rows := make([]int, min(n, transformRows))
-	for k := range rows {
-		rows[k] = k * n / len(rows)
-	}
-	pick := func(col []float64) []float64 {
-		out := make([]float64, len(rows))
-		for k, i := range rows {
-			out[k] = col[i]
-		}
-		return out
-	}
+	rows := evenRows(n, transformRows)
 	var terms []libraryTerm
 	for _, t := range append(slices.Clone(lib[:min(len(lib), maxTransformLibrary)]), squaredRatios(p, b)...) {
-		if c := pick(t.col); usableColumn(c) {
+		if c := pickRows(t.col, rows); usableColumn(c) {
 			terms = append(terms, libraryTerm{t: t.t, col: c})
 		}
 	}
-	sub := make([][]float64, len(p.cols))
-	for _, j := range p.g.vars {
-		sub[j] = pick(p.cols[j])
-	}
-	ySub := pick(p.y)
-	subEv := newEvaluator(sub, len(rows))
+	ySub := pickRows(p.y, rows)
+	subEv := newEvaluator(pickColumns(p.cols, p.g.vars, rows), len(rows))
 	full := newEvaluator(p.cols, n)
 
 	type candidate struct {
