@@ -52,6 +52,15 @@ func TestSimplify(t *testing.T) {
 		{ebin(opAdd, econst(0), ebin(opMul, econst(1), ebin(opMul, x, y))), "x*y"},
 		{ebin(opMul, econst(-0.5), ebin(opMul, x, ebin(opDiv, econst(1000), y))), "-500*x/y"},
 		{ebin(opMul, ebin(opDiv, econst(2), x), ebin(opDiv, econst(3), y)), "6/(x*y)"},
+		// Factors that share an integer power are one power: shorter.
+		{ebin(opDiv, eun(opPow, x, 2), eun(opPow, y, 2)), "(x/y)^2"},
+		{ebin(opMul, ebin(opMul, x, x), ebin(opMul, y, y)), "(x*y)^2"},
+		{ebin(opDiv, econst(3), ebin(opMul, eun(opPow, x, 2), eun(opPow, y, 2))), "3/(x*y)^2"},
+		{ebin(opDiv, ebin(opMul, x, eun(opPow, x, 2)), eun(opPow, y, 2)), "x^3/y^2"},
+		// A sum opens with a positive term, or with its constant.
+		{ebin(opAdd, ebin(opMul, econst(-1), eun(opPow, ebin(opDiv, x, y), 2)), econst(1)), "1 - (x/y)^2"},
+		{ebin(opAdd, ebin(opMul, econst(-2), x), y), "y - 2*x"},
+		{ebin(opSub, econst(-1), x), "-x - 1"},
 	}
 	for _, c := range cases {
 		if got := format(simplify(c.e), names); got != c.want {

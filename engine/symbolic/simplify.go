@@ -63,6 +63,7 @@ func simplifyProduct(e *expr) *expr {
 		return e // leave undefined arithmetic alone
 	}
 	slices.SortStableFunc(fs, func(a, b factor) int { return strings.Compare(a.key, b.key) })
+	fs = groupPowers(fs)
 	var num, den *expr
 	for _, f := range fs {
 		switch {
@@ -88,6 +89,52 @@ func simplifyProduct(e *expr) *expr {
 		return q
 	}
 	return ebin(opMul, econst(coef), q)
+}
+
+// groupPowers writes the factors that share an integer power |k| ≥ 2 as
+// one power of their product or quotient: v^2/c^2 as (v/c)^2 and
+// 1/(a^2·b^2) as 1/(a·b)^2, two nodes shorter for each factor merged, so
+// that a law's complexity is that of its shortest common form
+// (m0/sqrt(1 − (v/c)^2), Feynman I.10.7) and not of the expanded one. A
+// class with factors of both signs goes to the numerator.
+func groupPowers(fs []factor) []factor {
+	count := map[float64]int{}
+	for _, f := range fs {
+		if a := math.Abs(f.k); a >= 2 && a == math.Trunc(a) {
+			count[a]++
+		}
+	}
+	var out []factor
+	done := map[float64]bool{}
+	for _, f := range fs {
+		a := math.Abs(f.k)
+		if count[a] < 2 {
+			out = append(out, f)
+			continue
+		}
+		if done[a] {
+			continue
+		}
+		done[a] = true
+		var num, den *expr
+		for _, g := range fs {
+			switch {
+			case g.k == a:
+				num = times(num, g.base)
+			case g.k == -a:
+				den = times(den, g.base)
+			}
+		}
+		base, k := num, a
+		switch {
+		case num == nil:
+			base, k = den, -a
+		case den != nil:
+			base = ebin(opDiv, num, den)
+		}
+		out = append(out, factor{base: base, key: base.key(), k: k})
+	}
+	return out
 }
 
 // collectFactors flattens e^mult into coef·Π base^k. Integer powers are
@@ -192,9 +239,19 @@ func simplifySum(e *expr) *expr {
 	return buildSum(c0, ts)
 }
 
-// buildSum writes Σ c_i·t_i + c0.
+// buildSum writes Σ c_i·t_i + c0. A sum does not open with a negated term
+// when it has a positive one: the first positive term goes first, or the
+// constant when no term is positive (1 − (v/c)^2, not −(v/c)^2 + 1, which
+// costs the −1 and a product).
 func buildSum(c0 float64, ts []term) *expr {
 	var acc *expr
+	if first := slices.IndexFunc(ts, func(t term) bool { return t.coef != 0 }); first >= 0 && ts[first].coef < 0 {
+		if pos := slices.IndexFunc(ts, func(t term) bool { return t.coef > 0 }); pos >= 0 {
+			ts = append(append([]term{ts[pos]}, ts[:pos]...), ts[pos+1:]...)
+		} else if c0 > 0 {
+			acc, c0 = econst(c0), 0
+		}
+	}
 	for _, t := range ts {
 		if t.coef == 0 {
 			continue
