@@ -308,8 +308,10 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 					m = nil
 				}
 				arg := func(k float64) tree { return append(append(tree{constNode(k * c)}, mono...), opNode(opMul)) }
-				if t, ok := linkTree(b, l, m, arg); ok && p.g.fits(t) {
-					add(t)
+				if t, ok := linkTree(b, l, m, arg); ok {
+					if t, ok = p.simplest(t); ok {
+						add(t)
+					}
 				}
 			}
 		}
@@ -402,8 +404,10 @@ func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []flo
 			continue
 		}
 		arg := func(k float64) tree { return append(append(tree{constNode(k * c)}, mono...), opNode(opMul)) }
-		if g, ok := linkTree(b, l, m, arg); ok && p.g.fits(g) {
-			out = append(out, g)
+		if g, ok := linkTree(b, l, m, arg); ok {
+			if g, ok = p.simplest(g); ok {
+				out = append(out, g)
+			}
 		}
 	}
 	return out, integer

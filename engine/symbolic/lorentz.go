@@ -131,8 +131,8 @@ func lorentzSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 			if !ok {
 				continue
 			}
-			t := append(append(num, root...), opNode(opDiv))
-			if !p.g.fits(t) {
+			t, ok := p.simplest(append(append(num, root...), opNode(opDiv)))
+			if !ok {
 				continue
 			}
 			if h := t.hash(); !seen[h] {

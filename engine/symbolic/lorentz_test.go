@@ -64,7 +64,7 @@ func TestLorentzSeedsRankTheLawFirstWithNoise(t *testing.T) {
 	if len(seeds) == 0 {
 		t.Fatal("no seeds")
 	}
-	if got, want := format(toExpr(seeds[0]), p.names), "c^2*a/sqrt(1 - (b/c)^2)"; got != want {
+	if got, want := format(toExpr(seeds[0]), p.names), "a*c^2/sqrt(1 - (b/c)^2)"; got != want {
 		t.Errorf("first seed %s, want %s", got, want)
 	}
 }

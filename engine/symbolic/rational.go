@@ -123,11 +123,12 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 					if useM {
 						t = append(append(monomial.clone(), t...), opNode(opMul))
 					}
+					t, fits := p.simplest(t)
 					// Rank by the explicit fit: implicit residuals can be small
 					// for degenerate relations where P and Q nearly vanish.
 					ind := evaluate(full, p.searchY, t)
 					isExact := ind.loss <= exactNMSE*p.searchVarY
-					if p.g.fits(t) && ind.loss < 0.1*p.searchVarY && (isExact || !exactOnly) {
+					if fits && ind.loss < 0.1*p.searchVarY && (isExact || !exactOnly) {
 						// Exact relations tie; among them the simplest goes first.
 						cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
 						exact = exact || isExact
@@ -238,7 +239,7 @@ func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, 
 			if m != nil {
 				t = append(append(m.clone(), t...), opNode(opMul))
 			}
-			if p.g.fits(t) && evaluate(full, p.searchY, t).loss <= exactNMSE*p.searchVarY {
+			if t, fits := p.simplest(t); fits && evaluate(full, p.searchY, t).loss <= exactNMSE*p.searchVarY {
 				out = append(out, t)
 			}
 		}

@@ -118,10 +118,10 @@ func groupPowers(fs []factor) []factor {
 		done[a] = true
 		var num, den *expr
 		for _, g := range fs {
-			switch {
-			case g.k == a:
+			switch g.k {
+			case a:
 				num = times(num, g.base)
-			case g.k == -a:
+			case -a:
 				den = times(den, g.base)
 			}
 		}

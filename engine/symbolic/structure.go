@@ -714,11 +714,25 @@ func subSearch(ctx context.Context, p *problem, opts Options, vars []int, extra 
 func fitting(p *problem, seeds []tree) []tree {
 	var out []tree
 	for _, t := range seeds {
-		if t = simplifyTree(t); p.g.fits(t) {
+		if t, ok := p.simplest(t); ok {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// simplest returns t simplified, or t itself when only that is inside the
+// grammar's limits, and whether either is. The seeding passes write their
+// laws in the shape they fit them in (q·Ef·m^−1·ω0^−2·(1 − (ω/ω0)²)^−1,
+// 25 nodes), which can be far longer than the law's shortest form
+// (q·Ef/(m·(ω0² − ω²)), 13 nodes); but the canonical form chains
+// products to the left, which can make a tree deeper (tanh written with
+// exp under a factor).
+func (p *problem) simplest(t tree) (tree, bool) {
+	if s := simplifyTree(t); p.g.fits(s) {
+		return s, true
+	}
+	return t, p.g.fits(t)
 }
 
 func stdDev(v []float64) float64 {

@@ -123,7 +123,10 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
 		for _, sm := range models {
 			t, ok := write(s, sm.support)
-			if !ok || !p.g.fits(t) {
+			if !ok {
+				continue
+			}
+			if t, ok = p.simplest(t); !ok {
 				continue
 			}
 			h := t.hash()
