@@ -75,8 +75,8 @@ func lorentzPairs(p *problem) []lorentzPair {
 	return out[:min(len(out), maxLorentzPairs)]
 }
 
-// lorentzSeeds returns seeds Σ w_k·t_k/sqrt(1 − (a/b)²), best first (see
-// above), or nil when the operators cannot write them or there are more
+// lorentzSeeds returns seeds Σ w_k·t_k/sqrt(1 − (a/b)²), best (by bic)
+// first (see above), or nil when the operators cannot write them or there are more
 // than maxTransformVars inputs. A seed must fit y about as well as the
 // sparse pass did, whose smallest residual (a share of var(y)) is floor,
 // as in transformSeeds.
@@ -106,7 +106,6 @@ func lorentzSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 	}
 	var cands []candidate
 	seen := map[uint64]bool{}
-	n := float64(len(p.y))
 	for _, pr := range pairs {
 		if p.timeUp() {
 			break
@@ -137,10 +136,8 @@ func lorentzSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 			}
 			if h := t.hash(); !seen[h] {
 				seen[h] = true
-				// Ranked by the selection rule's BIC (selection.go), so that
-				// a term fitted to noise does not push the law out.
 				if l := evaluate(full, p.y, t).loss; l <= transformSlack*floor*p.varY {
-					cands = append(cands, candidate{t, n*math.Log(math.Max(l, 1e-300)) + math.Log(n)*float64(t.complexity())})
+					cands = append(cands, candidate{t, bic(len(p.y), l, t.complexity())})
 				}
 			}
 		}

@@ -75,17 +75,23 @@ func pickOnFront(m int, member func(i int) (loss float64, complexity int), varY 
 		}
 	}
 	minLoss, _ := member(m - 1)
-	perNode := math.Log(float64(max(n, 2)))
 	best, bestBIC := m-1, math.Inf(1)
 	for i := range m {
 		mse, c := member(i)
 		if mse > selectionBand*minLoss {
 			continue
 		}
-		bic := float64(n)*math.Log(math.Max(mse, 1e-300)) + perNode*float64(c)
-		if bic < bestBIC {
-			best, bestBIC = i, bic
+		if b := bic(n, mse, c); b < bestBIC {
+			best, bestBIC = i, b
 		}
 	}
 	return best
+}
+
+// bic is the selection rule's criterion n·ln(MSE) + ln(n)·complexity for a
+// model with the given MSE on n rows. The seeding passes rank their seeds
+// by it too, so that a term fitted to noise does not push the law out of
+// a pass's few seeds.
+func bic(n int, mse float64, complexity int) float64 {
+	return float64(n)*math.Log(math.Max(mse, 1e-300)) + math.Log(float64(max(n, 2)))*float64(complexity)
 }

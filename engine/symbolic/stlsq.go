@@ -37,6 +37,9 @@ type sparseRegression struct {
 	// stop, when set, reports that the search's time is up; forward,
 	// stlsq and bestPairs then return what they have found so far.
 	stop func() bool
+	// w holds the rows' weights (mean 1) of a weighted regression, nil
+	// for equal weights.
+	w []float64
 }
 
 // stopped reports whether the regression must stop (never, without stop).
@@ -52,22 +55,43 @@ const (
 // (the search's timeUp, or nil for none) ends them at the deadline, so no
 // seeding pass can run a regression past it.
 func newSparseRegression(lib []libraryTerm, y []float64, stop func() bool) *sparseRegression {
+	return newWeightedSparseRegression(lib, y, nil, stop)
+}
+
+// newWeightedSparseRegression is newSparseRegression for weighted least
+// squares: row i counts w[i] times (nil: equal weights). The weights are
+// scaled to mean 1, and the means, spreads, Gram matrix and correlations
+// are the weighted ones, so every search on it minimises the weighted
+// residual.
+func newWeightedSparseRegression(lib []libraryTerm, y, w []float64, stop func() bool) *sparseRegression {
 	n := len(y)
 	m := len(lib)
 	s := &sparseRegression{lib: lib, mean: make([]float64, m), sd: make([]float64, m), corrY: make([]float64, m), stop: stop}
-	my, sy := stat.PopMeanStdDev(y, nil)
+	root := make([]float64, n) // √w_i
+	for i := range root {
+		root[i] = 1
+	}
+	if w != nil {
+		s.w = make([]float64, n)
+		mw := stat.Mean(w, nil)
+		for i, v := range w {
+			s.w[i] = v / mw
+			root[i] = math.Sqrt(s.w[i])
+		}
+	}
+	my, sy := popMeanStdDev(y, s.w)
 	s.sdY = sy
 	z := mat.NewDense(n, m, nil)
 	for j, t := range lib {
-		mj, sj := stat.PopMeanStdDev(t.col, nil)
+		mj, sj := popMeanStdDev(t.col, s.w)
 		s.mean[j], s.sd[j] = mj, sj
 		for i, v := range t.col {
-			z.Set(i, j, (v-mj)/sj)
+			z.Set(i, j, root[i]*(v-mj)/sj)
 		}
 	}
 	yz := mat.NewVecDense(n, nil)
 	for i, v := range y {
-		yz.SetVec(i, (v-my)/sy)
+		yz.SetVec(i, root[i]*(v-my)/sy)
 	}
 	s.gram = mat.NewSymDense(m, nil)
 	s.gram.SymOuterK(1/float64(n), z.T())
@@ -77,6 +101,12 @@ func newSparseRegression(lib []libraryTerm, y []float64, stop func() bool) *spar
 		s.corrY[j] = c.AtVec(j) / float64(n)
 	}
 	return s
+}
+
+// popMeanStdDev is the (weighted) mean and population standard deviation.
+func popMeanStdDev(x, w []float64) (float64, float64) {
+	m := stat.Mean(x, w)
+	return m, math.Sqrt(stat.MomentAbout(2, x, m, w))
 }
 
 // solve returns the ridge least-squares weights on support S and the

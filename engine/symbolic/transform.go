@@ -35,6 +35,8 @@ import (
 // targetTransform is an invertible map of the (sign-normalised) target.
 type targetTransform struct {
 	forward func(z float64) float64
+	// gain is |forward'(z)|: how much the map amplifies noise in z.
+	gain func(z float64) float64
 	// inverse writes T⁻¹(inner) with the allowed operators.
 	inverse func(b *termBuilder, inner tree) (tree, bool)
 }
@@ -44,12 +46,17 @@ type targetTransform struct {
 // factors), the inverse, the square (norms), the square root (squares of
 // sums) and the logarithm (exponentials and Gaussians).
 var targetTransforms = []targetTransform{
-	{func(z float64) float64 { return z }, func(_ *termBuilder, t tree) (tree, bool) { return t, true }},
-	{func(z float64) float64 { return 1 / (z * z) }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -0.5) }},
-	{func(z float64) float64 { return 1 / z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -1) }},
-	{func(z float64) float64 { return z * z }, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 0.5) }},
-	{math.Sqrt, func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 2) }},
-	{math.Log, func(b *termBuilder, t tree) (tree, bool) {
+	{func(z float64) float64 { return z }, func(float64) float64 { return 1 },
+		func(_ *termBuilder, t tree) (tree, bool) { return t, true }},
+	{func(z float64) float64 { return 1 / (z * z) }, func(z float64) float64 { return 2 / (z * z * z) },
+		func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -0.5) }},
+	{func(z float64) float64 { return 1 / z }, func(z float64) float64 { return 1 / (z * z) },
+		func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, -1) }},
+	{func(z float64) float64 { return z * z }, func(z float64) float64 { return 2 * z },
+		func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 0.5) }},
+	{math.Sqrt, func(z float64) float64 { return 0.5 / math.Sqrt(z) },
+		func(b *termBuilder, t tree) (tree, bool) { return b.raise(t, 2) }},
+	{math.Log, func(z float64) float64 { return 1 / z }, func(b *termBuilder, t tree) (tree, bool) {
 		if !b.has[opExp] {
 			return nil, false
 		}
@@ -83,7 +90,7 @@ const (
 )
 
 // transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k) and asin(c0 + Σ
-// w_k·M·t_k), best first, for the factors M of transformFactors; monos are
+// w_k·M·t_k), best (by bic) first, for the factors M of transformFactors; monos are
 // the power-law seeds. A
 // seed must fit y about as well as the plain sparse pass did, whose
 // smallest residual (a share of var(y)) is floor: within transformSlack of
@@ -108,17 +115,17 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 
 	type candidate struct {
 		t    tree
-		loss float64
+		rank float64 // bic
 	}
 	var cands []candidate
 	seen := map[uint64]bool{}
-	// fitAs fits zt as a short sparse sum and adds the seeds write makes
-	// of its fits.
-	fitAs := func(terms []libraryTerm, zt []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
+	// fitAs fits zt as a short sparse sum, with weights wts (nil: equal),
+	// and adds the seeds write makes of its fits.
+	fitAs := func(terms []libraryTerm, zt, wts []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
 		if !usableColumn(zt) {
 			return
 		}
-		s := newSparseRegression(terms, zt, p.timeUp)
+		s := newWeightedSparseRegression(terms, zt, wts, p.timeUp)
 		cand := s.independent()
 		models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
 		for _, sm := range models {
@@ -135,7 +142,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			}
 			seen[h] = true
 			if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
-				cands = append(cands, candidate{t, ind.loss})
+				cands = append(cands, candidate{t, bic(len(p.y), ind.loss, t.complexity())})
 			}
 		}
 	}
@@ -154,20 +161,31 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 				z[i] /= mv[i]
 			}
 		}
-		signed := sameSign(z)
 		for k, tr := range targetTransforms {
 			if p.timeUp() {
 				break
 			}
-			if k > 0 && !signed {
-				// Only the identity (first) needs no constant sign.
-				break
+			// The fit runs on the rows where T(y/M) is not mostly noise;
+			// only the identity (first) needs no constant sign there.
+			keep, wts := noiseWeights(z, mv, tr.gain)
+			zk, fitTerms := z, terms
+			if keep != nil {
+				zk = pickRows(z, keep)
+				fitTerms = make([]libraryTerm, 0, len(terms))
+				for _, lt := range terms {
+					if c := pickRows(lt.col, keep); usableColumn(c) {
+						fitTerms = append(fitTerms, libraryTerm{t: lt.t, col: c})
+					}
+				}
 			}
-			zt := make([]float64, len(z))
-			for i, v := range z {
+			if k > 0 && !sameSign(zk) {
+				continue
+			}
+			zt := make([]float64, len(zk))
+			for i, v := range zk {
 				zt[i] = tr.forward(math.Abs(v))
 			}
-			fitAs(terms, zt, func(s *sparseRegression, S []int) (tree, bool) {
+			fitAs(fitTerms, zt, wts, func(s *sparseRegression, S []int) (tree, bool) {
 				inner, ok := s.affineTree(b, S, zt)
 				if !ok {
 					return nil, false
@@ -180,12 +198,12 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			})
 		}
 		if sine && !p.timeUp() {
-			fitAs(factoredTerms(terms, m, mv), sinY, func(s *sparseRegression, S []int) (tree, bool) {
+			fitAs(factoredTerms(terms, m, mv), sinY, nil, func(s *sparseRegression, S []int) (tree, bool) {
 				return s.asinTree(b, S, sinY, full)
 			})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.loss, b.loss) })
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.rank, b.rank) })
 	var seeds []tree
 	for _, c := range cands[:min(len(cands), maxTransformSeeds)] {
 		seeds = append(seeds, c.t)
@@ -194,7 +212,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 }
 
 // transformFactors lists the candidate factors M: none, the power-law
-// monomials, the rounded power law with one or two inputs left out (a
+// monomials, the rounded power law, and it with one or two inputs left out (a
 // factor inside T⁻¹(…) biases the log-space exponents of the inputs it
 // depends on: ¼·m·x²·(ω² + ω0²) looks like m·x²·ω·ω0 in log space), and
 // each single input, without repeats.
@@ -205,6 +223,12 @@ func transformFactors(p *problem, b *termBuilder, monos []tree) []tree {
 			pw := make([]float64, len(w))
 			for k := range w {
 				pw[k] = math.Round(w[k])
+			}
+			// The rounded power law itself: the power-law pass seeds it
+			// only when it fits, which a factor under a transform spoils
+			// (n·α·ε·Ef/(1 − n·α/3) has exponents 1.17 for n and α).
+			if t, ok := b.monomial(vars, pw); ok && p.g.fits(t) {
+				ms = append(ms, t)
 			}
 			// Leave out one input, then two.
 			for k := range vars {
@@ -261,18 +285,67 @@ func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tre
 func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float64, bool) {
 	n := len(y)
 	a := mat.NewDense(n, len(S)+1, nil)
+	b := mat.NewVecDense(n, nil)
 	for i := 0; i < n; i++ {
-		a.Set(i, 0, 1)
-		for p, j := range S {
-			a.Set(i, p+1, s.lib[j].col[i])
+		r := 1.0 // √w_i
+		if s.w != nil {
+			r = math.Sqrt(s.w[i])
 		}
+		a.Set(i, 0, r)
+		for p, j := range S {
+			a.Set(i, p+1, r*s.lib[j].col[i])
+		}
+		b.SetVec(i, r*y[i])
 	}
 	var w mat.VecDense
-	if err := w.SolveVec(a, mat.NewVecDense(n, y)); err != nil {
+	if err := w.SolveVec(a, b); err != nil {
 		return 0, nil, false
 	}
 	d := w.RawVector().Data
 	return d[0], d[1:], true
+}
+
+// maxNoiseGain bounds the noise gains of the rows the transformed
+// regressions fit, relative to the median row's: T(y/M) carries noise
+// σ·|T'(z)|/|M| on each row, the gain |T'(z)|/|M|, which is unbounded
+// where M nears zero (n·α·ε·Ef/(1 − n·α/3) with n and α from 0) or T' is
+// steep. Rows whose gain exceeds maxNoiseGain times the median are left
+// out, and the rest are weighted by the inverse of their gain squared
+// (inverse-variance weights, by the delta method), with no row weighing
+// more than maxNoiseGain² times the median row.
+const maxNoiseGain = 10
+
+// noiseWeights returns the positions of the rows to fit (nil for all) and
+// their weights (see maxNoiseGain), for z = y/M (mv holds M, nil for 1)
+// and gain = |T'|.
+func noiseWeights(z, mv []float64, gain func(float64) float64) ([]int, []float64) {
+	g := make([]float64, len(z))
+	for i, v := range z {
+		g[i] = gain(math.Abs(v))
+		if mv != nil {
+			g[i] /= math.Abs(mv[i])
+		}
+	}
+	med := slices.Sorted(slices.Values(g))[len(g)/2]
+	if !(med > 0) || math.IsInf(med, 0) {
+		return nil, nil
+	}
+	var keep []int
+	var w []float64
+	for i, v := range g {
+		if v <= maxNoiseGain*med {
+			keep = append(keep, i)
+			v = math.Max(v, med/maxNoiseGain)
+			w = append(w, 1/(v*v))
+		}
+	}
+	if len(keep) < 20 {
+		return nil, nil
+	}
+	if len(keep) == len(z) {
+		keep = nil
+	}
+	return keep, w
 }
 
 // withinAsinRange reports whether y can be asin of something: |y| ≤ π/2,

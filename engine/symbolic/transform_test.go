@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -221,4 +222,42 @@ func TestTransformSeedsAreJudgedByTheirSimplestForm(t *testing.T) {
 			t.Errorf("noise %g: best seed %s has MSE %.4g, the law %.4g", noise, format(toExpr(s), p.names), loss, truthMSE)
 		}
 	}
+}
+
+// Feynman II.11.27, n·α·ε·Ef/(1 − n·α/3), with n and α drawn from [0, 1]:
+// where n·α nears zero, y/M is mostly noise and changes sign, which ruled
+// out every transform but the identity and let those rows decide the
+// fit. Weighted by the inverse of their noise gain, the rows give the law
+// at 1 % noise.
+func TestTransformSeedsWeighRowsByTheirNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 11))
+	n := 1000
+	X := make([][]float64, 4)
+	for j := range X {
+		X[j] = make([]float64, n)
+	}
+	for i := range n {
+		X[0][i], X[1][i] = rng.Float64(), rng.Float64()
+		X[2][i], X[3][i] = 1+rng.Float64(), 1+rng.Float64()
+	}
+	law := func(v []float64) float64 { return v[0] * v[1] / (1 - v[0]*v[1]/3) * v[2] * v[3] }
+	y := target(X, law)
+	addNoise(rng, y, 0.01)
+	p := transformProblem(X, y)
+	p.g.maxSize, p.s.maxSize = 20, 20
+	lib := buildLibrary(p)
+	_, floor := sparseSeeds(p, lib)
+	_, _, truthMSE, _ := linearScale(target(X, law), y)
+	ev := newEvaluator(X, n)
+	var got []string
+	for _, s := range transformSeeds(p, lib, powerLawSeeds(p), floor) {
+		e := format(toExpr(s), p.names)
+		got = append(got, e)
+		// The law's shape: M/(c − n·α) with M = n·α·ε·Ef, up to constants.
+		shape := strings.Contains(e, "a*b*c*d/(") && strings.Contains(e, " - a*b)")
+		if shape && evaluate(ev, y, s).loss <= 1.05*truthMSE {
+			return
+		}
+	}
+	t.Errorf("no seed of the law's shape fits as well as the law; seeds %q", got)
 }
