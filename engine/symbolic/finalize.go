@@ -20,7 +20,7 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 	models := []*Model{constantModel(mean, p.varY, p.varY)}
 	seen := map[string]bool{models[0].Expression: true}
 	var cands []individual
-	cands = append(cands, global.members()...)
+	cands = append(cands, global.all()...)
 	for _, isl := range islands {
 		if len(isl.pop) > 0 {
 			cands = append(cands, isl.pop[0])

@@ -91,6 +91,26 @@ func (t tree) numConsts() int {
 	return k
 }
 
+// shape is hash without the constants' values: trees that differ only in
+// their fitted constants have the same shape. Exponents (opPow) count.
+func (t tree) shape() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x uint64) {
+		h ^= x
+		h *= 1099511628211
+	}
+	for _, n := range t {
+		mix(uint64(n.op))
+		switch n.op {
+		case opVar:
+			mix(uint64(n.v))
+		case opPow:
+			mix(math.Float64bits(n.c))
+		}
+	}
+	return h
+}
+
 // hash is an FNV-style fingerprint of the tree's structure and constants,
 // used to keep duplicate individuals out of the population.
 func (t tree) hash() uint64 {

@@ -1,0 +1,66 @@
+package symbolic
+
+import "testing"
+
+// The front keeps runners-up of other models at each complexity, so that
+// a law beaten on the search rows by a look-alike of its size survives to
+// be scored on all rows; reordered or rescaled copies of one model (equal
+// loss) and refits of one shape are one model.
+func TestParetoFrontKeepsRunnersUp(t *testing.T) {
+	x, y := tree{varNode(0)}, tree{varNode(1)}
+	law := individual{t: append(append(x.clone(), y...), opNode(opDiv)), loss: 1.02, size: 3}
+	lookAlike := individual{t: append(append(x.clone(), y...), opNode(opSub)), loss: 1.00, size: 3}
+	reordered := individual{t: append(append(y.clone(), x...), opNode(opSub)), loss: 1.00 * (1 + 1e-12), size: 3}
+	refit := individual{t: tree{varNode(0), constNode(2), opNode(opDiv)}, loss: 1.5, size: 3}
+	refitBetter := refit
+	refitBetter.loss = 1.4
+	var f paretoFront
+	for _, ind := range []individual{law, lookAlike, reordered, refit, refitBetter} {
+		f.offer(&ind)
+	}
+	if m := f.members(); len(m) != 1 || m[0].loss != 1.00 {
+		t.Fatalf("members %v, want the look-alike alone", m)
+	}
+	all := f.all()
+	if len(all) != 3 {
+		t.Fatalf("kept %d, want 3: the look-alike, the law and the refit x/c", len(all))
+	}
+	if all[1].loss != 1.02 || all[2].loss != 1.4 {
+		t.Errorf("runners-up %g, %g; want the law (1.02), then the better refit (1.4)", all[1].loss, all[2].loss)
+	}
+	// A merged front keeps the runners-up too.
+	var g paretoFront
+	g.merge(&f)
+	if got := len(g.all()); got != 3 {
+		t.Errorf("merged front keeps %d, want 3", got)
+	}
+	// At most frontDepth models per complexity, the best ones.
+	for k := range 2 * frontDepth {
+		ind := individual{t: tree{varNode(0), varNode(k + 2), opNode(opMul)}, loss: 2 + float64(k), size: 3}
+		f.offer(&ind)
+	}
+	all = f.all()
+	if len(all) != frontDepth || all[len(all)-1].loss > 2+float64(frontDepth) {
+		t.Errorf("kept %d with worst loss %g, want %d, the best", len(all), all[len(all)-1].loss, frontDepth)
+	}
+}
+
+// Feynman I.48.2 at 1 % noise on AI Feynman's ranges: on the search rows,
+// look-alikes of the law's size with fitted constants (m·(c² + 0.36·e^v −
+// 0.19)) beat m·c²/sqrt(1 − (v/c)²), which the Lorentz pass seeds; on all
+// rows the law fits better, and it is the one chosen.
+func TestFitKeepsTheLawBeatenOnTheSearchRows(t *testing.T) {
+	X, y := relativistic(3, 0.01)
+	for j := range X {
+		X[j] = X[j][:750]
+	}
+	y = y[:750]
+	res := fitOrFail(t, X, y, []string{"m", "v", "c"}, Options{Seed: 1, Generations: 40, MaxComplexity: 20})
+	if got, want := res.Best.Expression, "m*c^2/sqrt(1 - (v/c)^2)"; got != want {
+		var front []string
+		for _, m := range res.Front {
+			front = append(front, m.Expression)
+		}
+		t.Errorf("chose %s, want %s; front %q", got, want, front)
+	}
+}
