@@ -190,6 +190,11 @@ def sympy_verdict(found, truth, names, budget=10, ranges=None, snap=False):
             df = sp.diff(f, x)
             r = sp.simplify(df / dt)
             if r.free_symbols:
+                # simplify misses identities between trigonometric forms
+                # ((1 - cos(n*t))/(1 - cos(t)) against sin(n*t/2)**2/sin(t/2)**2,
+                # Feynman I.30.3); in exponential form they are rational.
+                r = sp.simplify(r.rewrite(sp.exp))
+            if r.free_symbols:
                 return False
             r = complex(r.evalf())
             if not math.isfinite(r.real) or abs(r) == 0:

@@ -37,6 +37,24 @@ def verdict(found, case):
     return report.check(found, case, report.fresh_points(case))
 
 
+I_30_3 = {"name": "I.30.3", "expr": "Int_0*sin(n*theta/2)^2/sin(theta/2)^2", "vars": ["Int_0", "theta", "n"],
+          "ranges": [[1, 5], [1, 5], [1, 5]]}
+
+
+class TestTrigonometricForms(unittest.TestCase):
+    """A law written with another trigonometric identity is the law:
+    1 - cos(x) = 2*sin(x/2)^2."""
+
+    def test_half_angle_form_is_exact(self):
+        v = verdict("Int_0*(1 - cos(n*theta))/(1 - cos(theta))", I_30_3)
+        self.assertTrue(v["sympy"])
+        self.assertTrue(v["exact"])
+
+    def test_wrong_multiple_is_not(self):
+        v = verdict("Int_0*(1 - cos(2*n*theta))/(1 - cos(theta))", I_30_3)
+        self.assertFalse(v["exact"])
+
+
 class TestConstantRecognition(unittest.TestCase):
     """Issue 18: a correct law whose constants round badly is exact; a law
     whose constant is a few per cent off is not."""
