@@ -20,6 +20,16 @@ func sample(rng *rand.Rand, d, n int, lo, hi float64) [][]float64 {
 	return X
 }
 
+// sampleRanges draws n rows of one column per range, uniform on [lo, hi],
+// as AI Feynman's table does.
+func sampleRanges(rng *rand.Rand, n int, ranges ...[2]float64) [][]float64 {
+	X := make([][]float64, len(ranges))
+	for j, r := range ranges {
+		X[j] = sample(rng, 1, n, r[0], r[1])[0]
+	}
+	return X
+}
+
 // target evaluates f on every row of column-major X.
 func target(X [][]float64, f func(x []float64) float64) []float64 {
 	n := len(X[0])

@@ -10,14 +10,7 @@ import (
 // I.15.3t (x in [5, 10], u and t in [1, 2], c in [3, 20]) and y = law.
 func lorentzData(seed uint64, law func(x, u, c, t float64) float64) ([][]float64, []float64) {
 	rng := rand.New(rand.NewPCG(seed, 15))
-	n := 500
-	X := [][]float64{make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)}
-	for i := range n {
-		X[0][i] = 5 + 5*rng.Float64()
-		X[1][i] = 1 + rng.Float64()
-		X[2][i] = 3 + 17*rng.Float64()
-		X[3][i] = 1 + rng.Float64()
-	}
+	X := sampleRanges(rng, 500, [2]float64{5, 10}, [2]float64{1, 2}, [2]float64{3, 20}, [2]float64{1, 2})
 	return X, target(X, func(v []float64) float64 { return law(v[0], v[1], v[2], v[3]) })
 }
 

@@ -199,18 +199,7 @@ func TestTransformSeedsSumUnderCommonFactor(t *testing.T) {
 func TestTransformSeedsAreJudgedByTheirSimplestForm(t *testing.T) {
 	for _, noise := range []float64{0, 0.01} {
 		rng := rand.New(rand.NewPCG(13, 3))
-		n := 1000
-		X := make([][]float64, 5)
-		for j := range X {
-			X[j] = make([]float64, n)
-		}
-		for i := range n {
-			for j := range 3 {
-				X[j][i] = 1 + 2*rng.Float64()
-			}
-			X[3][i] = 3 + 2*rng.Float64()
-			X[4][i] = 1 + rng.Float64()
-		}
+		X := sampleRanges(rng, 1000, [2]float64{1, 3}, [2]float64{1, 3}, [2]float64{1, 3}, [2]float64{3, 5}, [2]float64{1, 2})
 		law := func(v []float64) float64 { return v[0] * v[1] / (v[2] * (v[3]*v[3] - v[4]*v[4])) }
 		y := target(X, law)
 		addNoise(rng, y, noise)
@@ -232,14 +221,7 @@ func TestTransformSeedsAreJudgedByTheirSimplestForm(t *testing.T) {
 func TestTransformSeedsWeighRowsByTheirNoise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 11))
 	n := 1000
-	X := make([][]float64, 4)
-	for j := range X {
-		X[j] = make([]float64, n)
-	}
-	for i := range n {
-		X[0][i], X[1][i] = rng.Float64(), rng.Float64()
-		X[2][i], X[3][i] = 1+rng.Float64(), 1+rng.Float64()
-	}
+	X := sampleRanges(rng, n, [2]float64{0, 1}, [2]float64{0, 1}, [2]float64{1, 2}, [2]float64{1, 2})
 	law := func(v []float64) float64 { return v[0] * v[1] / (1 - v[0]*v[1]/3) * v[2] * v[3] }
 	y := target(X, law)
 	addNoise(rng, y, 0.01)

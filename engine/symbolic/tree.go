@@ -93,27 +93,15 @@ func (t tree) numConsts() int {
 
 // shape is hash without the constants' values: trees that differ only in
 // their fitted constants have the same shape. Exponents (opPow) count.
-func (t tree) shape() uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(x uint64) {
-		h ^= x
-		h *= 1099511628211
-	}
-	for _, n := range t {
-		mix(uint64(n.op))
-		switch n.op {
-		case opVar:
-			mix(uint64(n.v))
-		case opPow:
-			mix(math.Float64bits(n.c))
-		}
-	}
-	return h
-}
+func (t tree) shape() uint64 { return t.fingerprint(false) }
 
 // hash is an FNV-style fingerprint of the tree's structure and constants,
 // used to keep duplicate individuals out of the population.
-func (t tree) hash() uint64 {
+func (t tree) hash() uint64 { return t.fingerprint(true) }
+
+// fingerprint mixes the tree's operators, variables and exponents, and
+// with consts its constants' values, FNV-style.
+func (t tree) fingerprint(consts bool) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(x uint64) {
 		h ^= x
@@ -121,10 +109,10 @@ func (t tree) hash() uint64 {
 	}
 	for _, n := range t {
 		mix(uint64(n.op))
-		switch n.op {
-		case opVar:
+		switch {
+		case n.op == opVar:
 			mix(uint64(n.v))
-		case opConst, opPow:
+		case n.op == opPow, n.op == opConst && consts:
 			mix(math.Float64bits(n.c))
 		}
 	}
