@@ -20,64 +20,76 @@ const frontDepth = 6
 // and up to frontDepth−1 runners-up that are other models (sameModel); its
 // members are the best of each complexity that no simpler one beats.
 type paretoFront struct {
-	bySize []individual
+	bySize []kept
 	has    []bool
 	// alts[c] are the runners-up of complexity c, best first, each a
 	// model other than bySize[c] and each other.
-	alts [][]individual
+	alts [][]kept
 }
 
+// kept is an individual on the front with its tree's shape, hashed once.
+type kept struct {
+	individual
+	shape uint64
+}
+
+// offer is called for every individual the search evaluates, so an
+// individual that can enter neither the best nor the runners-up of its
+// complexity returns before its tree is hashed.
 func (p *paretoFront) offer(ind *individual) {
 	if ind.loss != ind.loss || ind.loss > 1e300 {
 		return
 	}
 	c := ind.size
 	for len(p.bySize) <= c {
-		p.bySize = append(p.bySize, individual{})
+		p.bySize = append(p.bySize, kept{})
 		p.has = append(p.has, false)
 		p.alts = append(p.alts, nil)
 	}
 	if !p.has[c] {
-		p.bySize[c], p.has[c] = *ind, true
+		p.bySize[c], p.has[c] = kept{*ind, ind.t.shape()}, true
 		return
 	}
-	best := &p.bySize[c]
-	if sameModel(ind, best) {
-		if ind.loss < best.loss {
-			*best = *ind
+	best, alts := &p.bySize[c], p.alts[c]
+	if ind.loss >= best.loss && len(alts) == frontDepth-1 && ind.loss >= alts[len(alts)-1].loss {
+		return
+	}
+	k := kept{*ind, ind.t.shape()}
+	switch {
+	case sameModel(&k, best):
+		if k.loss < best.loss {
+			*best = k
 		}
-		return
-	}
-	if ind.loss < best.loss {
+	case k.loss < best.loss:
 		old := *best
-		*best = *ind
-		p.alts[c] = slices.DeleteFunc(p.alts[c], func(a individual) bool { return sameModel(&a, ind) })
+		*best = k
+		p.alts[c] = slices.DeleteFunc(alts, func(a kept) bool { return sameModel(&a, &k) })
 		p.keepAlt(c, old)
-		return
+	default:
+		p.keepAlt(c, k)
 	}
-	p.keepAlt(c, *ind)
 }
 
 // sameModel reports whether two individuals are one model for the front:
 // the same shape (their constants may differ), or the same loss to nine
 // digits (a reordered sum or product, or another factor in front, which
 // linear scaling absorbs).
-func sameModel(x, y *individual) bool {
-	return x.t.shape() == y.t.shape() || math.Abs(x.loss-y.loss) <= 1e-9*math.Max(x.loss, y.loss)
+func sameModel(x, y *kept) bool {
+	return x.shape == y.shape || math.Abs(x.loss-y.loss) <= 1e-9*math.Max(x.loss, y.loss)
 }
 
-// keepAlt adds ind to the runners-up of complexity c, replacing the same
-// model if ind is better, and keeps the best frontDepth−1.
-func (p *paretoFront) keepAlt(c int, ind individual) {
+// keepAlt adds k to the runners-up of complexity c, replacing the same
+// model if k is better, and keeps the best frontDepth−1.
+func (p *paretoFront) keepAlt(c int, k kept) {
 	alts := p.alts[c]
-	if i := slices.IndexFunc(alts, func(a individual) bool { return sameModel(&a, &ind) }); i >= 0 {
-		if ind.loss >= alts[i].loss {
+	if i := slices.IndexFunc(alts, func(a kept) bool { return sameModel(&a, &k) }); i >= 0 {
+		if k.loss >= alts[i].loss {
 			return
 		}
 		alts = slices.Delete(alts, i, i+1)
 	}
-	at, _ := slices.BinarySearchFunc(alts, ind.loss, func(a individual, l float64) int { return cmpFloat(a.loss, l) })
-	alts = slices.Insert(alts, at, ind)
+	at, _ := slices.BinarySearchFunc(alts, k.loss, func(a kept, l float64) int { return cmpFloat(a.loss, l) })
+	alts = slices.Insert(alts, at, k)
 	if len(alts) > frontDepth-1 {
 		alts = alts[:frontDepth-1]
 	}
@@ -87,9 +99,9 @@ func (p *paretoFront) keepAlt(c int, ind individual) {
 func (p *paretoFront) merge(q *paretoFront) {
 	for c, ok := range q.has {
 		if ok {
-			p.offer(&q.bySize[c])
+			p.offer(&q.bySize[c].individual)
 			for i := range q.alts[c] {
-				p.offer(&q.alts[c][i])
+				p.offer(&q.alts[c][i].individual)
 			}
 		}
 	}
@@ -103,7 +115,7 @@ func (p *paretoFront) members() []individual {
 		if !ok {
 			continue
 		}
-		ind := p.bySize[c]
+		ind := p.bySize[c].individual
 		if len(out) > 0 && ind.loss >= out[len(out)-1].loss {
 			continue
 		}
@@ -119,8 +131,10 @@ func (p *paretoFront) all() []individual {
 	var out []individual
 	for c, ok := range p.has {
 		if ok {
-			out = append(out, p.bySize[c])
-			out = append(out, p.alts[c]...)
+			out = append(out, p.bySize[c].individual)
+			for _, a := range p.alts[c] {
+				out = append(out, a.individual)
+			}
 		}
 	}
 	return out

@@ -97,27 +97,40 @@ func simplifyProduct(e *expr) *expr {
 // that a law's complexity is that of its shortest common form
 // (m0/sqrt(1 − (v/c)^2), Feynman I.10.7) and not of the expanded one. A
 // class with factors of both signs goes to the numerator.
+//
+// simplify runs on every child of the search, so a product without such a
+// class returns its factors as they are, without allocating.
 func groupPowers(fs []factor) []factor {
-	count := map[float64]int{}
-	for _, f := range fs {
-		if a := math.Abs(f.k); a >= 2 && a == math.Trunc(a) {
-			count[a]++
+	// shared reports whether f's power |k| is an integer ≥ 2 that another
+	// factor shares.
+	shared := func(f factor) bool {
+		a := math.Abs(f.k)
+		if a < 2 || a != math.Trunc(a) {
+			return false
 		}
+		n := 0
+		for _, g := range fs {
+			if math.Abs(g.k) == a {
+				n++
+			}
+		}
+		return n >= 2
+	}
+	if !slices.ContainsFunc(fs, shared) {
+		return fs
 	}
 	var out []factor
-	done := map[float64]bool{}
-	for _, f := range fs {
+	for i, f := range fs {
 		a := math.Abs(f.k)
-		if count[a] < 2 {
+		switch {
+		case !shared(f):
 			out = append(out, f)
 			continue
+		case slices.ContainsFunc(fs[:i], func(g factor) bool { return math.Abs(g.k) == a }):
+			continue // the class is written at its first factor
 		}
-		if done[a] {
-			continue
-		}
-		done[a] = true
 		var num, den *expr
-		for _, g := range fs {
+		for _, g := range fs[i:] {
 			switch g.k {
 			case a:
 				num = times(num, g.base)
