@@ -255,48 +255,31 @@ func TestBestPairsFindsWhatForwardSelectionSteppedAround(t *testing.T) {
 // wins; a model far above the lowest loss never wins; exact models win
 // outright when they exist.
 func TestSelectModel(t *testing.T) {
-	front := []*Model{
-		{Expression: "simple", Complexity: 3, MSE: 1},
-		{Expression: "knee", Complexity: 7, MSE: 0.0101},
-		{Expression: "overfit", Complexity: 15, MSE: 0.0100},
+	m := func(e string, c int, mse float64) *Model { return &Model{Expression: e, Complexity: c, MSE: mse} }
+	// Feynman I.10.7 at 1 % noise: m0/cos(v/(c − 0.17)) (8 nodes) against
+	// the law m0/sqrt(1 − (v/c)²) (10 nodes), whose error is 3.5 % lower:
+	// on 750 rows 750·ln(1.035) ≈ 26 against 2·ln(750) ≈ 13; on 50 rows
+	// 50·ln(1.035) ≈ 1.7 against 2·ln(50) ≈ 7.8, within the noise.
+	lookAlike := []*Model{m("m", 3, 0.0207), m("look-alike", 8, 0.00119), m("law", 10, 0.00115), m("noise", 13, 0.00114)}
+	roughOrBetter := []*Model{m("rough", 3, 1), m("better", 9, 0.01)}
+	cases := []struct {
+		front []*Model
+		varY  float64
+		n     int
+		want  string
+		why   string
+	}{
+		{[]*Model{m("simple", 3, 1), m("knee", 7, 0.0101), m("overfit", 15, 0.0100)}, 10, 750, "knee", "the overfit buys 1 % with 8 nodes"},
+		{lookAlike, 1.5, 750, "law", "the law fits clearly better on 750 rows"},
+		{lookAlike, 1.5, 50, "look-alike", "on 50 rows the law's gain is within the noise"},
+		{roughOrBetter, 10, 750, "better", "the rough model is not within 1.5× of the best loss"},
+		{roughOrBetter, 10, 3, "better", "the rough model is not within 1.5× of the best loss, on 3 rows either"},
+		{[]*Model{m("approx", 3, 1e-6), m("exact", 9, 1e-30), m("exact but long", 12, 1e-32)}, 1, 750, "exact", "the simplest exact model wins"},
 	}
-	if got := selectModel(front, 10, 750); got.Expression != "knee" {
-		t.Errorf("selected %s, want knee", got.Expression)
-	}
-	// Feynman I.10.7 at 1 % noise on 750 rows: m0/cos(v/(c − 0.17)) (8
-	// nodes) against the law m0/sqrt(1 − (v/c)²) (10 nodes), whose error
-	// is 3.5 % lower: 750·ln(1.035) ≈ 26 against 2·ln(750) ≈ 13.
-	front = []*Model{
-		{Expression: "m", Complexity: 3, MSE: 0.0207},
-		{Expression: "look-alike", Complexity: 8, MSE: 0.00119},
-		{Expression: "law", Complexity: 10, MSE: 0.00115},
-		{Expression: "noise", Complexity: 13, MSE: 0.00114},
-	}
-	if got := selectModel(front, 1.5, 750); got.Expression != "law" {
-		t.Errorf("selected %s, want law", got.Expression)
-	}
-	// The same drop on 50 rows is within the noise: 50·ln(1.035) ≈ 1.7
-	// against 2·ln(50) ≈ 7.8.
-	if got := selectModel(front, 1.5, 50); got.Expression != "look-alike" {
-		t.Errorf("on 50 rows selected %s, want look-alike", got.Expression)
-	}
-	front = []*Model{
-		{Expression: "rough", Complexity: 3, MSE: 1},
-		{Expression: "better", Complexity: 9, MSE: 0.01},
-	}
-	if got := selectModel(front, 10, 750); got.Expression != "better" {
-		t.Errorf("selected %s, want better (the rough model is not within 1.5× of the best loss)", got.Expression)
-	}
-	if got := selectModel(front, 10, 3); got.Expression != "better" {
-		t.Errorf("on 3 rows selected %s, want better (the rough model is not within 1.5× of the best loss)", got.Expression)
-	}
-	front = []*Model{
-		{Expression: "approx", Complexity: 3, MSE: 1e-6},
-		{Expression: "exact", Complexity: 9, MSE: 1e-30},
-		{Expression: "exact but long", Complexity: 12, MSE: 1e-32},
-	}
-	if got := selectModel(front, 1, 750); got.Expression != "exact" {
-		t.Errorf("selected %s, want exact", got.Expression)
+	for _, c := range cases {
+		if got := selectModel(c.front, c.varY, c.n); got.Expression != c.want {
+			t.Errorf("selected %s, want %s: %s", got.Expression, c.want, c.why)
+		}
 	}
 }
 

@@ -209,3 +209,43 @@ func functionsOfInputs(b *termBuilder, vars []int, f opcode) []inputFunction {
 	}
 	return out
 }
+
+// evenRows returns min(n, k) row indices evenly spaced over n rows.
+func evenRows(n, k int) []int {
+	rows := make([]int, min(n, k))
+	for i := range rows {
+		rows[i] = i * n / len(rows)
+	}
+	return rows
+}
+
+// pickRows returns col on the given rows.
+func pickRows(col []float64, rows []int) []float64 {
+	out := make([]float64, len(rows))
+	for k, i := range rows {
+		out[k] = col[i]
+	}
+	return out
+}
+
+// pickColumns returns the columns vars of cols on the given rows, indexed
+// as cols (the other columns nil).
+func pickColumns(cols [][]float64, vars []int, rows []int) [][]float64 {
+	out := make([][]float64, len(cols))
+	for _, j := range vars {
+		out[j] = pickRows(cols[j], rows)
+	}
+	return out
+}
+
+// termsOn returns the terms on the given rows, without those that are
+// constant or undefined there.
+func termsOn(terms []libraryTerm, rows []int) []libraryTerm {
+	out := make([]libraryTerm, 0, len(terms))
+	for _, t := range terms {
+		if c := pickRows(t.col, rows); usableColumn(c) {
+			out = append(out, libraryTerm{t: t.t, col: c})
+		}
+	}
+	return out
+}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Lorentz factors: a numerator that is a sum (Feynman I.15.3x, x' = (x −
@@ -94,18 +93,8 @@ func lorentzSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 	rows := evenRows(len(p.y), transformRows)
 	sub := pickColumns(p.cols, p.g.vars, rows)
 	subEv, full := newEvaluator(sub, len(rows)), newEvaluator(p.cols, len(p.y))
-	var base []libraryTerm
-	for _, t := range lib[:min(len(lib), maxTransformLibrary)] {
-		if c := pickRows(t.col, rows); usableColumn(c) {
-			base = append(base, libraryTerm{t: t.t, col: c})
-		}
-	}
-	type candidate struct {
-		t   tree
-		bic float64
-	}
-	var cands []candidate
-	seen := map[uint64]bool{}
+	base := termsOn(lib[:min(len(lib), maxTransformLibrary)], rows)
+	seeds := newRankedSeeds(p, full, floor)
 	for _, pr := range pairs {
 		if p.timeUp() {
 			break
@@ -130,24 +119,10 @@ func lorentzSeeds(p *problem, lib []libraryTerm, floor float64) []tree {
 			if !ok {
 				continue
 			}
-			t, ok := p.simplest(append(append(num, root...), opNode(opDiv)))
-			if !ok {
-				continue
-			}
-			if h := t.hash(); !seen[h] {
-				seen[h] = true
-				if l := evaluate(full, p.y, t).loss; l <= transformSlack*floor*p.varY {
-					cands = append(cands, candidate{t, bic(len(p.y), l, t.complexity())})
-				}
-			}
+			seeds.add(append(append(num, root...), opNode(opDiv)))
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.bic, b.bic) })
-	var out []tree
-	for _, c := range cands[:min(len(cands), maxLorentzSeeds)] {
-		out = append(out, c.t)
-	}
-	return out
+	return seeds.best(maxLorentzSeeds)
 }
 
 // lorentzRoot writes sqrt(1 − (a/b)²), as short as the operators allow.
@@ -194,48 +169,13 @@ func lorentzTerms(tb *termBuilder, ev *evaluator, vars []int, b int) []libraryTe
 // has none, and the search's linear scaling adds the law's own outer
 // scale and offset.
 func (s *sparseRegression) throughOrigin(tb *termBuilder, S []int, y []float64) (tree, bool) {
-	a := mat.NewDense(len(y), len(S), nil)
-	for i := range y {
-		for k, j := range S {
-			a.Set(i, k, s.lib[j].col[i])
-		}
-	}
-	var w mat.VecDense
-	if err := w.SolveVec(a, mat.NewVecDense(len(y), y)); err != nil {
+	_, ws, ok := s.leastSquares(S, y, false)
+	if !ok {
 		return nil, false
 	}
-	ws := w.RawVector().Data
 	scale := floats.Norm(ws, math.Inf(1))
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, false
 	}
 	return tb.weightedSum(s.terms(S), ws, scale)
-}
-
-// evenRows returns min(n, k) row indices evenly spaced over n rows.
-func evenRows(n, k int) []int {
-	rows := make([]int, min(n, k))
-	for i := range rows {
-		rows[i] = i * n / len(rows)
-	}
-	return rows
-}
-
-// pickRows returns col on the given rows.
-func pickRows(col []float64, rows []int) []float64 {
-	out := make([]float64, len(rows))
-	for k, i := range rows {
-		out[k] = col[i]
-	}
-	return out
-}
-
-// pickColumns returns the columns vars of cols on the given rows, indexed
-// as cols (the other columns nil).
-func pickColumns(cols [][]float64, vars []int, rows []int) [][]float64 {
-	out := make([][]float64, len(cols))
-	for _, j := range vars {
-		out[j] = pickRows(cols[j], rows)
-	}
-	return out
 }

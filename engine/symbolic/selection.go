@@ -95,3 +95,48 @@ func pickOnFront(m int, member func(i int) (loss float64, complexity int), varY 
 func bic(n int, mse float64, complexity int) float64 {
 	return float64(n)*math.Log(math.Max(mse, 1e-300)) + math.Log(float64(max(n, 2)))*float64(complexity)
 }
+
+// rankedSeeds collects a seeding pass's seeds: each simplified (simplest),
+// once, and kept when it fits y about as well as the plain sparse pass did
+// (within transformSlack of its residual floor, a share of var(y)),
+// because with noise a sparse series of up to eight terms fits a little of
+// the noise that a short law leaves. best ranks them by bic.
+type rankedSeeds struct {
+	p     *problem
+	full  *evaluator // on all of p's rows
+	limit float64    // the largest MSE kept
+	seen  map[uint64]bool
+	seeds []rankedSeed
+}
+
+type rankedSeed struct {
+	t   tree
+	bic float64
+}
+
+func newRankedSeeds(p *problem, full *evaluator, floor float64) *rankedSeeds {
+	return &rankedSeeds{p: p, full: full, limit: transformSlack * floor * p.varY, seen: map[uint64]bool{}}
+}
+
+// add simplifies t and keeps it if it is inside the grammar's limits, new
+// and within the limit.
+func (r *rankedSeeds) add(t tree) {
+	t, ok := r.p.simplest(t)
+	if !ok || r.seen[t.hash()] {
+		return
+	}
+	r.seen[t.hash()] = true
+	if l := evaluate(r.full, r.p.y, t).loss; l <= r.limit {
+		r.seeds = append(r.seeds, rankedSeed{t, bic(len(r.p.y), l, t.complexity())})
+	}
+}
+
+// best returns at most k seeds, lowest bic first.
+func (r *rankedSeeds) best(k int) []tree {
+	slices.SortStableFunc(r.seeds, func(a, b rankedSeed) int { return cmpFloat(a.bic, b.bic) })
+	var out []tree
+	for _, s := range r.seeds[:min(len(r.seeds), k)] {
+		out = append(out, s.t)
+	}
+	return out
+}

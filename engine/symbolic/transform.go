@@ -90,12 +90,10 @@ const (
 )
 
 // transformSeeds returns seeds M·T⁻¹(c0 + Σ w_k·t_k) and asin(c0 + Σ
-// w_k·M·t_k), best (by bic) first, for the factors M of transformFactors; monos are
-// the power-law seeds. A
-// seed must fit y about as well as the plain sparse pass did, whose
-// smallest residual (a share of var(y)) is floor: within transformSlack of
-// it, because with noise a sparse series of up to eight terms fits a little
-// of the noise that a short transformed law leaves.
+// w_k·M·t_k), best (by bic) first, for the factors M of transformFactors;
+// monos are the power-law seeds. A seed must fit y about as well as the
+// plain sparse pass did, whose smallest residual (a share of var(y)) is
+// floor (rankedSeeds).
 func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) []tree {
 	b := newSeedBuilder(p.g)
 	if len(lib) == 0 || !b.has[opMul] || !b.has[opAdd] || len(p.y) < 20 {
@@ -103,22 +101,12 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 	}
 	n := len(p.y)
 	rows := evenRows(n, transformRows)
-	var terms []libraryTerm
-	for _, t := range append(slices.Clone(lib[:min(len(lib), maxTransformLibrary)]), squaredRatios(p, b)...) {
-		if c := pickRows(t.col, rows); usableColumn(c) {
-			terms = append(terms, libraryTerm{t: t.t, col: c})
-		}
-	}
+	terms := termsOn(append(slices.Clone(lib[:min(len(lib), maxTransformLibrary)]), squaredRatios(p, b)...), rows)
 	ySub := pickRows(p.y, rows)
 	subEv := newEvaluator(pickColumns(p.cols, p.g.vars, rows), len(rows))
 	full := newEvaluator(p.cols, n)
 
-	type candidate struct {
-		t    tree
-		rank float64 // bic
-	}
-	var cands []candidate
-	seen := map[uint64]bool{}
+	seeds := newRankedSeeds(p, full, floor)
 	// fitAs fits zt as a short sparse sum, with weights wts (nil: equal),
 	// and adds the seeds write makes of its fits.
 	fitAs := func(terms []libraryTerm, zt, wts []float64, write func(s *sparseRegression, S []int) (tree, bool)) {
@@ -129,20 +117,8 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 		cand := s.independent()
 		models := append(s.forward(cand, 4, maxTransformTerms), s.bestPairs(cand, 4)...)
 		for _, sm := range models {
-			t, ok := write(s, sm.support)
-			if !ok {
-				continue
-			}
-			if t, ok = p.simplest(t); !ok {
-				continue
-			}
-			h := t.hash()
-			if seen[h] {
-				continue
-			}
-			seen[h] = true
-			if ind := evaluate(full, p.y, t); ind.loss <= transformSlack*floor*p.varY {
-				cands = append(cands, candidate{t, bic(len(p.y), ind.loss, t.complexity())})
+			if t, ok := write(s, sm.support); ok {
+				seeds.add(t)
 			}
 		}
 	}
@@ -170,13 +146,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			keep, wts := noiseWeights(z, mv, tr.gain)
 			zk, fitTerms := z, terms
 			if keep != nil {
-				zk = pickRows(z, keep)
-				fitTerms = make([]libraryTerm, 0, len(terms))
-				for _, lt := range terms {
-					if c := pickRows(lt.col, keep); usableColumn(c) {
-						fitTerms = append(fitTerms, libraryTerm{t: lt.t, col: c})
-					}
-				}
+				zk, fitTerms = pickRows(z, keep), termsOn(terms, keep)
 			}
 			if k > 0 && !sameSign(zk) {
 				continue
@@ -203,12 +173,7 @@ func transformSeeds(p *problem, lib []libraryTerm, monos []tree, floor float64) 
 			})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.rank, b.rank) })
-	var seeds []tree
-	for _, c := range cands[:min(len(cands), maxTransformSeeds)] {
-		seeds = append(seeds, c.t)
-	}
-	return seeds
+	return seeds.best(maxTransformSeeds)
 }
 
 // transformFactors lists the candidate factors M: none, the power-law
@@ -281,19 +246,30 @@ func (s *sparseRegression) affineTree(b *termBuilder, S []int, y []float64) (tre
 }
 
 // affineWeights fits y = c0 + Σ w_k·term_k on support S by unregularised
-// least squares (QR) in the original units.
+// (weighted, when the regression is) least squares in the original units.
 func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float64, bool) {
-	n := len(y)
-	a := mat.NewDense(n, len(S)+1, nil)
+	return s.leastSquares(S, y, true)
+}
+
+// leastSquares fits y = c0 + Σ w_k·term_k on support S by QR, with c0 = 0
+// when intercept is false, each row weighted by the regression's weight.
+func (s *sparseRegression) leastSquares(S []int, y []float64, intercept bool) (float64, []float64, bool) {
+	n, off := len(y), 0
+	if intercept {
+		off = 1
+	}
+	a := mat.NewDense(n, len(S)+off, nil)
 	b := mat.NewVecDense(n, nil)
 	for i := 0; i < n; i++ {
 		r := 1.0 // √w_i
 		if s.w != nil {
 			r = math.Sqrt(s.w[i])
 		}
-		a.Set(i, 0, r)
+		if intercept {
+			a.Set(i, 0, r)
+		}
 		for p, j := range S {
-			a.Set(i, p+1, r*s.lib[j].col[i])
+			a.Set(i, p+off, r*s.lib[j].col[i])
 		}
 		b.SetVec(i, r*y[i])
 	}
@@ -302,6 +278,9 @@ func (s *sparseRegression) affineWeights(S []int, y []float64) (float64, []float
 		return 0, nil, false
 	}
 	d := w.RawVector().Data
+	if !intercept {
+		return 0, d, true
+	}
 	return d[0], d[1:], true
 }
 
