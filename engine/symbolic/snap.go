@@ -44,10 +44,10 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 		return e
 	}
 	frozen := make([]bool, len(t))
-	stages := []func(float64) []float64{snapCandidates}
+	stages := []snapStage{{values: snapCandidates}}
 	if refit {
 		t, cur = dropConstants(t, frozen, opt, cur, tol, floor)
-		stages = []func(float64) []float64{simpleCandidates, digitCandidates}
+		stages = []snapStage{{values: simpleCandidates, closest: true}, {values: digitCandidates}}
 	}
 	good := func(m float64) bool { return m <= cur*(1+tol) || m <= floor }
 	for _, candidates := range stages {
@@ -58,7 +58,9 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 				if t[pos].op != opConst || frozen[pos] {
 					continue
 				}
-				for _, v := range candidates(t[pos].c) {
+				var best tree
+				bestM := math.Inf(1)
+				for _, v := range candidates.values(t[pos].c) {
 					trial := t.clone()
 					trial[pos].c = v
 					m := mseOf(opt.ev.eval(trial), y, 0, 1)
@@ -67,12 +69,17 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 						trial, m = opt.fitUnscaled(trial, frozen, 15)
 						frozen[pos] = false
 					}
-					if good(m) {
-						t, cur = trial, math.Min(m, cur)
-						frozen[pos] = true
-						changed = true
-						break
+					if good(m) && m < bestM {
+						best, bestM = trial, m
+						if !candidates.closest {
+							break
+						}
 					}
+				}
+				if best != nil {
+					t, cur = best, math.Min(bestM, cur)
+					frozen[pos] = true
+					changed = true
 				}
 			}
 			if !changed {
@@ -81,6 +88,15 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 		}
 	}
 	return simplify(toExpr(t))
+}
+
+// snapStage is one round of snapping: the values to try for a constant,
+// and whether the first acceptable one wins (values listed simplest
+// first) or the one that fits best (values equally simple: 10 and π²
+// are both candidates for a fitted 9.9, and the data decide).
+type snapStage struct {
+	values  func(float64) []float64
+	closest bool
 }
 
 // dropConstants removes constants of t by backward elimination: each
@@ -132,6 +148,10 @@ func dropConstants(t tree, frozen []bool, opt *constOptimizer, full, tol, floor 
 	return t, cur
 }
 
+// piWindow is the relative distance within which simpleCandidates offers
+// a multiple of a power of π.
+const piWindow = 1e-2
+
 var piUnits = func() []float64 {
 	var u []float64
 	for _, base := range []float64{math.Pi, 2 * math.Pi} {
@@ -158,7 +178,9 @@ func snapCandidates(c float64) []float64 {
 }
 
 // simpleCandidates lists the nearest integer and half and the simple
-// multiples of powers of π within 0.1 % of c (not c itself, not 0).
+// multiples of powers of π within 1 % of c (not c itself, not 0). The
+// window is wide because a constant that carries little of y is fitted
+// loosely (π²/d² beside (ω/c)², II.24.17); the loss decides.
 func simpleCandidates(c float64) []float64 {
 	var out []float64
 	add := func(v float64) {
@@ -174,7 +196,7 @@ func simpleCandidates(c float64) []float64 {
 	for _, unit := range piUnits {
 		for _, q := range []float64{1, 2, 3, 4, 6, 8} {
 			for _, v := range []float64{q * unit, unit / q} {
-				if math.Abs(v-math.Abs(c)) <= 1e-3*math.Abs(c) {
+				if math.Abs(v-math.Abs(c)) <= piWindow*math.Abs(c) {
 					add(math.Copysign(v, c))
 				}
 			}
