@@ -10,11 +10,18 @@ import (
 // models (scaling folded in, simplified, constants snapped), rebuilds the
 // Pareto front on the final complexities and picks the best model.
 //
+// The seeds are candidates too. The passes that write them judge them on
+// all rows, while the search scores on at most maxSearchRows rows, where
+// look-alikes whose constants fit those rows' noise can push a seeded law
+// out of the front: at 1 % noise kT/(ħω) − 1/2 with fitted constants
+// beats the Bose law 1/(exp(ħω/kT) − 1) there (III.4.32), which on all
+// rows fits better.
+//
 // Snapping runs in two stages: a cheap one (other constants held fixed)
 // for every candidate, then, for the models selection can pick (loss
 // within 1.5× of the best), a thorough one that refits the other
 // constants after each trial, which noisy data need.
-func finalize(p *problem, global *paretoFront, islands []*island) *Result {
+func finalize(p *problem, global *paretoFront, islands []*island, seeds []tree) *Result {
 	opt := newConstOptimizer(p.cols, p.y)
 	mean := stat.Mean(p.y, nil)
 	models := []*Model{constantModel(mean, p.varY, p.varY)}
@@ -24,6 +31,11 @@ func finalize(p *problem, global *paretoFront, islands []*island) *Result {
 	for _, isl := range islands {
 		if len(isl.pop) > 0 {
 			cands = append(cands, isl.pop[0])
+		}
+	}
+	for _, t := range seeds {
+		if t = simplifyTree(t); t.complexity() <= p.s.maxSize {
+			cands = append(cands, evaluate(opt.ev, p.y, t))
 		}
 	}
 	exprs := map[*Model]*expr{}

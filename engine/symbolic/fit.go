@@ -110,7 +110,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 		seeds = append(linkSeeds(p, pl, seeds, sparseRSS), seeds...)
 		seeds = append(seeds, transformSeeds(p, lib, pl, sparseRSS)...)
 		seeds = append(seeds, lorentzSeeds(p, lib, sparseRSS)...)
-		seeds = append(seeds, rationalSeeds(p, mono)...)
+		seeds = append(seeds, rationalSeeds(p, mono, sparseRSS)...)
 		// The structure moves run only when the passes above leave y
 		// unexplained, their smaller searches within a quarter of the
 		// search time when there is a limit (structure.go). Their seeds go
@@ -196,7 +196,7 @@ func fit(ctx context.Context, X [][]float64, y []float64, names []string, opts O
 	if stop == StopGenerations && expired() {
 		stop = StopTimeLimit
 	}
-	res := finalize(p, &global, islands)
+	res := finalize(p, &global, islands, seeds)
 	res.Generations, res.Stop = done, stop
 	return res, nil
 }

@@ -123,3 +123,23 @@ func reproducedBy(seeds []tree, X [][]float64, y []float64) bool {
 	}
 	return false
 }
+
+// snapsToLaw reports whether one of the seeds, treated as finalize treats
+// a candidate (constants refitted on y, scaling folded in, constants
+// snapped with refits), reproduces the noiseless values clean; it also
+// returns what each seed became, for the failure message.
+func snapsToLaw(seeds []tree, X [][]float64, y, clean []float64, names []string) (bool, []string) {
+	opt := newConstOptimizer(X, y)
+	_, sd := stat.PopMeanStdDev(y, nil)
+	var got []string
+	for _, s := range seeds {
+		ind := evaluate(opt.ev, y, s)
+		opt.optimize(&ind, 50)
+		e := snapConstants(simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t)))), opt, sd*sd, true)
+		if mseOf(opt.ev.eval(e.postfix(nil)), clean, 0, 1) < 1e-20 {
+			return true, nil
+		}
+		got = append(got, format(e, names))
+	}
+	return false, got
+}

@@ -148,6 +148,24 @@ func TestSparseRegression(t *testing.T) {
 	}
 }
 
+// Interference, I1 + I2 + 2·sqrt(I1·I2)·cos(δ) (Feynman I.37.4), is three
+// library terms, with and without noise.
+func TestSparseRegressionFindsInterference(t *testing.T) {
+	law := func(x []float64) float64 { return x[0] + x[1] + 2*math.Sqrt(x[0]*x[1])*math.Cos(x[2]) }
+	X := sample(newTestRand(4), 3, 300, 1, 5)
+	y := target(X, law)
+	p := testProblem(X, y, Options{})
+	if seeds, _ := sparseSeeds(p, buildLibrary(p)); !reproducedBy(seeds, X, y) {
+		t.Error("no seed reproduces the law")
+	}
+	X, y, _ = noisyTable(37, 3, 750, law)
+	p = testProblem(X, y, Options{})
+	seeds, _ := sparseSeeds(p, buildLibrary(p))
+	if ok, got := snapsToLaw(seeds, X, y, target(X, law), []string{"I1", "I2", "delta"}); !ok {
+		t.Errorf("at 1 %% noise no seed snaps to the law: %q", got)
+	}
+}
+
 func TestPowerLawSeeds(t *testing.T) {
 	X := sample(newTestRand(5), 4, 300, 1, 5)
 	y := target(X, func(x []float64) float64 { return x[0] * x[1] / (4 * math.Pi * x[2] * x[3] * x[3]) })
@@ -262,6 +280,22 @@ func TestSelectModel(t *testing.T) {
 	// 50·ln(1.035) ≈ 1.7 against 2·ln(50) ≈ 7.8, within the noise.
 	lookAlike := []*Model{m("m", 3, 0.0207), m("look-alike", 8, 0.00119), m("law", 10, 0.00115), m("noise", 13, 0.00114)}
 	roughOrBetter := []*Model{m("rough", 3, 1), m("better", 9, 0.01)}
+	// Feynman III.4.32 at 1 % noise: the Bose law (14 nodes, its constant
+	// snapped to 1/(2π)) against its small-argument look-alikes with
+	// fitted constants. By nodes alone the 11-node one wins:
+	// 750·ln(0.0147279/0.0143962) ≈ 17 against 3·ln(750) ≈ 20.
+	withConsts := func(mod *Model, cs ...float64) *Model {
+		for _, c := range cs {
+			mod.t = append(mod.t, constNode(c))
+		}
+		return mod
+	}
+	bose := []*Model{
+		withConsts(m("2π·kT/(hω) − 0.47", 11, 0.0147279), 2*math.Pi, 0.47),
+		withConsts(m("6.26·kT/(hω − 0.007) − 0.46", 13, 0.0144629), 6.26, 0.007, 0.46),
+		withConsts(m("1/(exp(hω/(2π·kT)) − 1)", 14, 0.0143962), 1/(2*math.Pi), 1),
+		withConsts(m("long", 23, 0.0142886), 6.27, 0.2, 0.06, 0.007, 0.46),
+	}
 	cases := []struct {
 		front []*Model
 		varY  float64
@@ -275,6 +309,7 @@ func TestSelectModel(t *testing.T) {
 		{roughOrBetter, 10, 750, "better", "the rough model is not within 1.5× of the best loss"},
 		{roughOrBetter, 10, 3, "better", "the rough model is not within 1.5× of the best loss, on 3 rows either"},
 		{[]*Model{m("approx", 3, 1e-6), m("exact", 9, 1e-30), m("exact but long", 12, 1e-32)}, 1, 750, "exact", "the simplest exact model wins"},
+		{bose, 68, 750, "1/(exp(hω/(2π·kT)) − 1)", "the look-alikes pay for their fitted constants"},
 	}
 	for _, c := range cases {
 		if got := selectModel(c.front, c.varY, c.n); got.Expression != c.want {

@@ -26,7 +26,8 @@ type libraryTerm struct {
 // monomials up to degree 3, ratios, the allowed functions applied to
 // variables, differences and pairwise products, and, for at most
 // maxPairFunctionVars inputs, pair products times sin or cos of a third
-// input or of a difference. Terms that are undefined somewhere,
+// input or of a difference and pairs' geometric means times cos of a
+// third input. Terms that are undefined somewhere,
 // constant, or duplicates of an earlier term are dropped.
 func buildLibrary(p *problem) []libraryTerm {
 	b := newTermBuilder(p.g)
@@ -141,6 +142,21 @@ func buildLibrary(p *problem) []libraryTerm {
 						if !slices.Contains(g.uses, i) && !slices.Contains(g.uses, j) {
 							add(append(append(tree{varNode(i), varNode(j), opNode(opMul)}, g.t...), opNode(opMul)), true)
 						}
+					}
+				}
+			}
+		}
+	}
+	// A pair's geometric mean times cos of a third input: the cross term
+	// of two interfering waves of intensities I1 and I2 and phase
+	// difference δ, I1 + I2 + 2·sqrt(I1·I2)·cos(δ) (Feynman I.37.4), which
+	// is then three library terms.
+	if len(vars) <= maxPairFunctionVars && b.has[opMul] && b.has[opSqrt] && b.has[opCos] {
+		for a, i := range vars {
+			for _, j := range vars[a+1:] {
+				for _, k := range vars {
+					if k != i && k != j {
+						add(tree{varNode(i), varNode(j), opNode(opMul), opNode(opSqrt), varNode(k), opNode(opCos), opNode(opMul)}, true)
 					}
 				}
 			}

@@ -21,7 +21,13 @@ import (
 // formulation of SINDy-PI. This captures weighted means, parallel sums,
 // relativistic factors and other rational or square-root-of-rational laws
 // that grow slowly by evolution because no smaller piece of them fits well.
-func rationalSeeds(p *problem, monomial tree) []tree {
+//
+// With noise no relation is exact. A relation is then kept when it fits
+// about as well as the plain sparse pass (within transformSlack of floor,
+// its residual share of var(y), as rankedSeeds keeps seeds), and the kept
+// ones are ranked by bic, so that the true support beats its copies with
+// spurious small terms (c²·(u + v)/(c² + u·v) − 0.27 + 0.13·v/… ).
+func rationalSeeds(p *problem, monomial tree, floor float64) []tree {
 	if len(p.searchY) < 20 {
 		return nil
 	}
@@ -89,11 +95,16 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 		loss float64
 	}
 	var cands []candidate
+	// over holds the relations that fit well but are too long as written:
+	// with noise their weights of 1 come out as 0.98 and 0.99, each two
+	// nodes more.
+	var over []individual
 	full := newEvaluator(p.searchCols, len(p.searchY))
 	exact := false
+	good := transformSlack * floor * p.searchVarY
 	// search runs the variants with the implicit search's beam; with
-	// exactOnly it keeps only exact relations.
-	search := func(beam int, exactOnly bool) {
+	// goodOnly it keeps only exact relations and those within good.
+	search := func(beam int, goodOnly bool) {
 	variants:
 		for _, useM := range []bool{false, true} {
 			if useM && monomial == nil {
@@ -128,7 +139,10 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 					// for degenerate relations where P and Q nearly vanish.
 					ind := evaluate(full, p.searchY, t)
 					isExact := ind.loss <= exactNMSE*p.searchVarY
-					if fits && ind.loss < 0.1*p.searchVarY && (isExact || !exactOnly) {
+					if !fits && ind.loss <= good {
+						over = append(over, ind)
+					}
+					if fits && ind.loss < 0.1*p.searchVarY && (isExact || ind.loss <= good || !goodOnly) {
 						// Exact relations tie; among them the simplest goes first.
 						cands = append(cands, candidate{t, math.Max(ind.loss, exactNMSE*p.searchVarY)})
 						exact = exact || isExact
@@ -141,20 +155,25 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 	// The first terms of a true relation often fit worse than spurious
 	// ones, so the beam of 3 loses some (I.16.6's c²·(u + v)/(c² + u·v) on
 	// most samples). With few columns a beam of 10 costs little; it only
-	// adds exact relations, so that the seeds of noisy data stay the same.
+	// adds relations that fit as well as the sparse pass.
 	if !exact && len(numCols)+len(denCols) <= wideBeamColumns {
 		search(10, true)
 	}
 	if !exact && len(vars) <= maxHalfAngleVars {
-		for _, t := range halfAngleRationals(p, b, ev, y, monomial) {
-			cands = append(cands, candidate{t, exactNMSE * p.searchVarY})
+		for _, t := range halfAngleRationals(p, b, ev, y, monomial, good) {
+			cands = append(cands, candidate{t, math.Max(evaluate(full, p.searchY, t).loss, exactNMSE*p.searchVarY)})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		if c := cmpFloat(a.loss, b.loss); c != 0 {
-			return c
+	if !exact {
+		for _, t := range snappedRelations(p, over) {
+			cands = append(cands, candidate{t, evaluate(full, p.searchY, t).loss})
 		}
-		return a.t.complexity() - b.t.complexity()
+	}
+	// Exact relations tie at the floor of the loss, so among them the
+	// simplest goes first.
+	n := len(p.searchY)
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		return cmpFloat(bic(n, a.loss, a.t.complexity()), bic(n, b.loss, b.t.complexity()))
 	})
 	var seeds []tree
 	seen := map[uint64]bool{}
@@ -167,6 +186,28 @@ func rationalSeeds(p *problem, monomial tree) []tree {
 	return seeds
 }
 
+// maxSnappedRelations bounds the relations snappedRelations snaps.
+const maxSnappedRelations = 4
+
+// snappedRelations snaps the constants of the best few relations in over
+// (lowest loss first) on the search rows, with refits, as finalize does,
+// and returns those that then fit under the complexity limit.
+func snappedRelations(p *problem, over []individual) []tree {
+	slices.SortStableFunc(over, func(a, b individual) int { return cmpFloat(a.loss, b.loss) })
+	opt := newConstOptimizer(p.searchCols, p.searchY)
+	var out []tree
+	for _, ind := range over[:min(len(over), maxSnappedRelations)] {
+		if p.timeUp() {
+			break
+		}
+		e := simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t))))
+		if t, fits := p.simplest(snapConstants(e, opt, p.searchVarY, true).postfix(nil)); fits {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // maxHalfAngleVars bounds the inputs for which halfAngleRationals runs.
 const maxHalfAngleVars = 3
 
@@ -174,12 +215,13 @@ const maxHalfAngleVars = 3
 // squared half-angle sines, sin(x/2)² and sin(x_i·x_j/2)² — the
 // diffraction grating's sin(n·θ/2)²/sin(θ/2)² (Feynman I.30.3) — by the
 // same implicit regression as the polynomial laws, and returns the exact
-// ones. M is 1, the power-law monomial or a single input: an oscillating
+// ones, or with noise those whose loss on the search rows is at most
+// good. M is 1, the power-law monomial or a single input: an oscillating
 // ratio leaves the log-space exponents far from the factor's. The squared
 // half-angle sine, (1 − cos x)/2, is how such laws are written, and a
 // checker that compares derivatives symbolically recognises it where it
 // does not recognise 1 − cos x. ev evaluates on the rows of y.
-func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, monomial tree) []tree {
+func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, monomial tree, good float64) []tree {
 	if !b.has[opSin] || !b.has[opMul] {
 		return nil
 	}
@@ -239,7 +281,7 @@ func halfAngleRationals(p *problem, b *termBuilder, ev *evaluator, y []float64, 
 			if m != nil {
 				t = append(append(m.clone(), t...), opNode(opMul))
 			}
-			if t, fits := p.simplest(t); fits && evaluate(full, p.searchY, t).loss <= exactNMSE*p.searchVarY {
+			if t, fits := p.simplest(t); fits && evaluate(full, p.searchY, t).loss <= math.Max(exactNMSE*p.searchVarY, good) {
 				out = append(out, t)
 			}
 		}
@@ -360,8 +402,13 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 		// z·nα = 3(z − 1).
 		others := ip.s.independentExcept(a)
 		for _, S := range ip.search(a, others, 6, beam) {
-			if f, ok := ip.fit(a, S); ok && f.rss < 0.1 {
-				fits = append(fits, f)
+			// Each support also without the numerator's intercept: with
+			// noise it is never zero, and its two nodes can cost a law
+			// its place under the complexity limit (I.16.6's 19 nodes).
+			for _, intercept := range []bool{true, false} {
+				if f, ok := ip.fit(a, S, intercept); ok && f.rss < 0.1 {
+					fits = append(fits, f)
+				}
 			}
 		}
 	}
@@ -501,30 +548,40 @@ func (ip *implicitProblem) explicitLoss(a int, S []int) float64 {
 	return l
 }
 
-// fit refits support S by unregularised least squares and returns the
-// relation with its explicit loss.
-func (ip *implicitProblem) fit(a int, S []int) (rationalFit, bool) {
+// fit refits support S by unregularised least squares, with or without
+// the numerator's intercept w0, and returns the relation with the
+// explicit loss of the support (the ridge fit's, with intercept).
+func (ip *implicitProblem) fit(a int, S []int, intercept bool) (rationalFit, bool) {
 	cols := ip.s.lib
 	n := len(ip.z)
-	A := mat.NewDense(n, len(S)+1, nil)
+	off := 0
+	if intercept {
+		off = 1
+	}
+	A := mat.NewDense(n, len(S)+off, nil)
 	for i := 0; i < n; i++ {
-		A.Set(i, 0, 1)
+		if intercept {
+			A.Set(i, 0, 1)
+		}
 		for p, j := range S {
-			A.Set(i, p+1, cols[j].col[i])
+			A.Set(i, p+off, cols[j].col[i])
 		}
 	}
 	var w mat.VecDense
 	if err := w.SolveVec(A, mat.NewVecDense(n, cols[a].col)); err != nil {
 		return rationalFit{}, false
 	}
-	f := rationalFit{anchor: ip.denIndex[a], w0: w.AtVec(0), rss: ip.explicitLoss(a, S)}
+	f := rationalFit{anchor: ip.denIndex[a], rss: ip.explicitLoss(a, S)}
+	if intercept {
+		f.w0 = w.AtVec(0)
+	}
 	for p, j := range S {
 		if ip.isDen[j] {
 			f.den = append(f.den, ip.denIndex[j])
-			f.denW = append(f.denW, w.AtVec(p+1))
+			f.denW = append(f.denW, w.AtVec(p+off))
 		} else {
 			f.num = append(f.num, ip.numIdx[j])
-			f.numW = append(f.numW, w.AtVec(p+1))
+			f.numW = append(f.numW, w.AtVec(p+off))
 		}
 	}
 	return f, true

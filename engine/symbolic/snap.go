@@ -149,8 +149,18 @@ func dropConstants(t tree, frozen []bool, opt *constOptimizer, full, tol, floor 
 }
 
 // piWindow is the relative distance within which simpleCandidates offers
-// a multiple of a power of π.
-const piWindow = 1e-2
+// a power of π or 2π itself, and multipleWindow a multiple of one (q·u,
+// u/q with q > 1). The powers are few, so a wide window seldom offers one
+// by chance; the 144 multiples lie about 7 % apart on a log scale, so a
+// window as wide would offer one for a third of all constants.
+const (
+	piWindow       = 1e-2
+	multipleWindow = 1e-3
+)
+
+// piMultiples are the factors q of the simple multiples q·u and u/q of
+// the units u in piUnits.
+var piMultiples = []float64{1, 2, 3, 4, 6, 8}
 
 var piUnits = func() []float64 {
 	var u []float64
@@ -178,9 +188,10 @@ func snapCandidates(c float64) []float64 {
 }
 
 // simpleCandidates lists the nearest integer and half and the simple
-// multiples of powers of π within 1 % of c (not c itself, not 0). The
-// window is wide because a constant that carries little of y is fitted
-// loosely (π²/d² beside (ω/c)², II.24.17); the loss decides.
+// multiples of powers of π near c (not c itself, not 0): the powers
+// within piWindow, the other multiples within multipleWindow. The window
+// for the powers is wide because a constant that carries little of y is
+// fitted loosely (π²/d² beside (ω/c)², II.24.17); the loss decides.
 func simpleCandidates(c float64) []float64 {
 	var out []float64
 	add := func(v float64) {
@@ -194,9 +205,13 @@ func simpleCandidates(c float64) []float64 {
 	// Simple multiples of powers of π and 2π (4π, 1/(4π), 1/sqrt(2π),
 	// π²/8, ...) are frequent in physical laws.
 	for _, unit := range piUnits {
-		for _, q := range []float64{1, 2, 3, 4, 6, 8} {
+		for _, q := range piMultiples {
 			for _, v := range []float64{q * unit, unit / q} {
-				if math.Abs(v-math.Abs(c)) <= piWindow*math.Abs(c) {
+				window := multipleWindow
+				if q == 1 {
+					window = piWindow
+				}
+				if math.Abs(v-math.Abs(c)) <= window*math.Abs(c) {
 					add(math.Copysign(v, c))
 				}
 			}

@@ -68,7 +68,7 @@ func TestFinalizeChoosesModelWithoutSpuriousOffset(t *testing.T) {
 	ind.size = ind.t.complexity()
 	front := &paretoFront{}
 	front.offer(&ind)
-	res := finalize(p, front, nil)
+	res := finalize(p, front, nil, nil)
 	if res.Best.Expression != "q/C" {
 		t.Errorf("chose %s, want q/C (front: %v)", res.Best.Expression, frontExpressions(res.Front))
 	}

@@ -46,9 +46,13 @@ type sparseRegression struct {
 func (s *sparseRegression) stopped() bool { return s.stop != nil && s.stop() }
 
 const (
-	maxSeedTerms  = 5    // largest support tried by forward selection
-	maxSTLSQTerms = 8    // largest STLSQ support kept as a seed
-	ridge         = 1e-8 // keeps the normal equations positive definite
+	maxSeedTerms  = 5 // largest support tried by forward selection
+	maxSTLSQTerms = 8 // largest STLSQ support kept as a seed
+	// bestTriples tries every support of three of the first
+	// maxTripleCands candidates and keeps the best sparseTriples.
+	maxTripleCands = 150
+	sparseTriples  = 4
+	ridge          = 1e-8 // keeps the normal equations positive definite
 )
 
 // newSparseRegression standardises lib and y for the sparse searches; stop
@@ -235,6 +239,53 @@ func (s *sparseRegression) bestPairs(cand []int, k int) []sparseModel {
 	return out
 }
 
+// bestTriples tries every support of three candidates and returns the k
+// with the lowest residual, best first, as bestPairs does for two. Each
+// is a 3×3 system on the shared Gram matrix, solved by Cramer's rule
+// with the same ridge as solve.
+func (s *sparseRegression) bestTriples(cand []int, k int) []sparseModel {
+	var out []sparseModel
+	g := func(i, j int) float64 {
+		if i == j {
+			return s.gram.At(i, i) + ridge
+		}
+		return s.gram.At(i, j)
+	}
+	for a, i := range cand {
+		if s.stopped() {
+			break
+		}
+		for b, j := range cand[a+1:] {
+			gii, gij, gjj := g(i, i), g(i, j), g(j, j)
+			ci, cj := s.corrY[i], s.corrY[j]
+			for _, l := range cand[a+1+b+1:] {
+				gil, gjl, gll, cl := g(i, l), g(j, l), g(l, l), s.corrY[l]
+				// The cofactors of the symmetric matrix [[gii gij gil]
+				// [gij gjj gjl] [gil gjl gll]].
+				k11, k12, k13 := gjj*gll-gjl*gjl, gil*gjl-gij*gll, gij*gjl-gil*gjj
+				k22, k23, k33 := gii*gll-gil*gil, gij*gil-gii*gjl, gii*gjj-gij*gij
+				det := gii*k11 + gij*k12 + gil*k13
+				if !(det > 1e-12) {
+					continue
+				}
+				wi := (k11*ci + k12*cj + k13*cl) / det
+				wj := (k12*ci + k22*cj + k23*cl) / det
+				wl := (k13*ci + k23*cj + k33*cl) / det
+				rss := math.Max(1-(wi*ci+wj*cj+wl*cl), 0)
+				if len(out) < k || rss < out[len(out)-1].rss {
+					m := sparseModel{support: []int{i, j, l}, rss: rss}
+					at, _ := slices.BinarySearchFunc(out, rss, func(e sparseModel, r float64) int { return cmpFloat(e.rss, r) })
+					out = slices.Insert(out, at, m)
+					if len(out) > k {
+						out = out[:k]
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // stlsq runs sequentially thresholded ridge regression for a ladder of
 // thresholds and returns the distinct small supports found.
 func (s *sparseRegression) stlsq(cand []int) []sparseModel {
@@ -318,6 +369,12 @@ func sparseSeeds(p *problem, lib []libraryTerm) ([]tree, float64) {
 		s := newSparseRegression(lib, y, p.timeUp)
 		cand := s.independent()
 		models := append(s.forward(cand, 8, maxSeedTerms), s.stlsq(cand)...)
+		// Greedy selection goes astray when the best single term is not
+		// in the law: for I1 + I2 + 2·sqrt(I1·I2)·cos δ (I.37.4) at 1 %
+		// noise it starts from cos δ, and I1·I2 stands in for I1 + I2
+		// beside the cross term, so no path and no best pair holds I1 and
+		// I2. The best triples hold the law.
+		models = append(models, s.bestTriples(cand[:min(len(cand), maxTripleCands)], sparseTriples)...)
 		slices.SortStableFunc(models, func(a, b sparseModel) int { return cmpFloat(a.rss, b.rss) })
 		if k == 0 && len(models) > 0 {
 			best = models[0].rss
