@@ -81,8 +81,8 @@ var links = []link{
 		}
 		return math.NaN()
 	},
-		// a·max z = tanh(r) for r from 0.05 to 6 (a·max z < 1).
-		scale: func(s float64, zs []float64) float64 { return math.Tanh(0.05+5.95*s) / zs[len(zs)-1] },
+		// a·z = tanh(r) for r from 0.05 to 6 (a·z < 1) at z = robustMax.
+		scale: func(s float64, zs []float64) float64 { return math.Tanh(0.05+5.95*s) / robustMax(zs) },
 		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
 			if b.has[opTanh] {
 				return append(m(1), opNode(opTanh)), false, true
@@ -101,8 +101,8 @@ var links = []link{
 		}
 		return math.NaN()
 	},
-		// a/max z = cosh(r) for r from 0.05 to 6 (a/z ≥ 1 on every row).
-		scale: func(s float64, zs []float64) float64 { return math.Cosh(0.05+5.95*s) * zs[len(zs)-1] },
+		// a/z = cosh(r) for r from 0.05 to 6 (a/z ≥ 1) at z = robustMax.
+		scale: func(s float64, zs []float64) float64 { return math.Cosh(0.05+5.95*s) * robustMax(zs) },
 		inverse: func(b *termBuilder, m func(k float64) tree) (tree, bool, bool) {
 			if b.has[opCosh] && b.has[opDiv] {
 				return append(m(1), opNode(opCosh)), true, true
@@ -127,12 +127,22 @@ const (
 	// linkMaxRSS is the largest share of var(log|T_a(z)|) the monomial may
 	// leave unexplained for the pass to write a seed: the pass is for laws
 	// that are monomials under the link, up to noise.
-	linkMaxRSS = 1e-2
+	linkMaxRSS = 3e-2
 	// maxLinkSeeds caps the seeds of this pass.
 	maxLinkSeeds = 4
 	// maxLinkRefactors is how many of the best fits get a refitted factor.
 	maxLinkRefactors = 6
+	// maxUndefinedShare is the largest share of rows on which T_a(z) may
+	// be undefined (atanh(a·z) with a·z ≥ 1) for a fit on the others:
+	// with noise the rows where tanh saturates scatter past 1/a.
+	maxUndefinedShare = 0.05
 )
+
+// robustMax is the value below which all but the top maxUndefinedShare
+// of the sorted sample zs lie: the scans' reference for a link's range.
+func robustMax(zs []float64) float64 {
+	return zs[int(float64(len(zs)-1)*(1-maxUndefinedShare))]
+}
 
 // linkSeeds returns seeds M·g(c·Π x_j^p_j), best first (see above), or nil
 // when a seed so far already fits y exactly or the operators cannot write
@@ -196,8 +206,9 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 		for k, i := range rows {
 			z[k] = p.y[i]
 		}
+		var mv []float64
 		if m != nil {
-			mv := subEv.eval(m)
+			mv = slices.Clone(subEv.eval(m))
 			for k := range z {
 				z[k] /= mv[k]
 			}
@@ -216,23 +227,42 @@ func linkSeeds(p *problem, monos, seeds []tree, floor float64) []tree {
 			// rss is the unexplained share of log|T_a(z)| in log space,
 			// +Inf when T_a(z) is undefined, zero or of both signs.
 			rss := func(a float64) float64 {
-				sign := 0.0
+				sign, undefined := 0.0, 0
 				for k, v := range z {
 					t := l.t(v, a)
-					if math.IsNaN(t) || math.IsInf(t, 0) || t == 0 || (sign != 0 && (t > 0) != (sign > 0)) {
+					if math.IsNaN(t) || math.IsInf(t, 0) || t == 0 {
+						// Rows past the link's range: noise on a saturated
+						// tanh; linkWeights leaves them out.
+						undefined++
+						lt[k] = 0
+						continue
+					}
+					if sign != 0 && (t > 0) != (sign > 0) {
 						return math.Inf(1)
 					}
 					sign = t
 					lt[k] = math.Log(math.Abs(t))
 				}
-				return design.rss(lt)
+				if undefined > int(maxUndefinedShare*float64(len(z))) {
+					return math.Inf(1)
+				}
+				keep, w := linkWeights(l, z, mv, a)
+				if w == nil {
+					if undefined > 0 {
+						return math.Inf(1)
+					}
+					return design.rss(lt)
+				}
+				_, r, _ := design.weightedFit(lt, keep, w)
+				return r
 			}
 			s, best := scanLink(func(s float64) float64 { return rss(l.scale(s, zs)) })
 			a := l.scale(s, zs)
 			if !(best <= linkMaxRSS) {
 				continue
 			}
-			ts, pw := linkTrees(p, b, design, l, m, z, a, vars)
+			keep, w := linkWeights(l, z, mv, a)
+			ts, pw := linkTrees(p, b, design, l, m, z, a, vars, keep, w)
 			if pw != nil {
 				hits = append(hits, hit{best, pw})
 			}
@@ -363,16 +393,34 @@ func scanLink(f func(s float64) float64) (float64, float64) {
 // linkTrees fits log|T_a(z)| = log|c| + Σ p_j·log|x_j| against the pass's
 // design, rounds the exponents to integers and to halves, refits c and
 // writes M·g(c·Π x_j^p_j) for each rounding.
-func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []float64, a float64, vars []int) ([]tree, []float64) {
+func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []float64, a float64, vars []int, keep []int, weights []float64) ([]tree, []float64) {
 	n := len(z)
 	lt := make([]float64, n)
 	sign := math.Copysign(1, l.t(z[0], a))
 	for k, v := range z {
 		lt[k] = math.Log(math.Abs(l.t(v, a)))
 	}
-	w, ok := d.fit(lt)
+	var w []float64
+	ok := false
+	if weights == nil {
+		w, ok = d.fit(lt)
+	} else {
+		w, _, ok = d.weightedFit(lt, keep, weights)
+	}
 	if !ok {
 		return nil, nil
+	}
+	if keep == nil {
+		keep = make([]int, n)
+		for k := range keep {
+			keep[k] = k
+		}
+	}
+	if weights == nil {
+		weights = make([]float64, n)
+		for k := range weights {
+			weights[k] = 1
+		}
 	}
 	var out []tree
 	var integer []float64
@@ -389,16 +437,17 @@ func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []flo
 		if step == 1 {
 			integer = pw
 		}
-		// log|c| is the mean of what the rounded monomial leaves.
-		var lc float64
-		for k := range lt {
-			r := lt[k]
+		// log|c| is the (weighted) mean of what the rounded monomial leaves.
+		var lc, sw float64
+		for r, k := range keep {
+			res := lt[k]
 			for q := range vars {
-				r -= pw[q] * d.x.At(k, q+1)
+				res -= pw[q] * d.x.At(k, q+1)
 			}
-			lc += r
+			lc += weights[r] * res
+			sw += weights[r]
 		}
-		c := sign * math.Exp(lc/float64(n))
+		c := sign * math.Exp(lc/sw)
 		mono, ok := b.shallowMonomial(vars, pw)
 		if !ok {
 			continue
@@ -411,6 +460,23 @@ func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []flo
 		}
 	}
 	return out, integer
+}
+
+// linkWeights returns the rows and weights of the log-space fit of
+// log|T_a(z)| for z = y/M (mv holds M, nil for 1), by noiseWeights: the
+// noise of log|T_a(z)| is σ·|d log|T_a|/dz|/|M| (the delta method), which
+// is large where T_a is steep, as atanh(a·z) is where tanh saturates
+// (II.35.21 at 1 % noise). The derivative is taken numerically.
+func linkWeights(l link, z, mv []float64, a float64) ([]int, []float64) {
+	const h = 1e-5
+	return noiseWeights(z, mv, func(v float64) float64 {
+		up, down := l.t(v*(1+h), a), l.t(v*(1-h), a)
+		d := (math.Log(math.Abs(up)) - math.Log(math.Abs(down))) / (2 * h * v)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return math.Inf(1)
+		}
+		return math.Abs(d)
+	})
 }
 
 // linkTree writes M·g(m) for link l, or g(m) when M is nil; arg(k) is the

@@ -78,6 +78,26 @@ func TestLinkSeedsNoisyBose(t *testing.T) {
 	}
 }
 
+// II.35.21, n·μ·tanh(μ·B/(k·T)) on AI Feynman's ranges U(1, 5), at 1 %
+// noise: atanh(a·z) is steep where tanh saturates, so the log-space fit
+// must weigh the rows by their noise and leave out those past 1/a.
+func TestLinkSeedsNoisyTanh(t *testing.T) {
+	law := func(x []float64) float64 { return x[0] * x[1] * math.Tanh(x[1]*x[2]/(x[3]*x[4])) }
+	X, y, _ := noisyTable(3521, 5, 1000, law)
+	p := transformProblem(X, y)
+	p.s.maxSize, p.g.maxSize = 20, 20
+	var err error
+	if p.g.seed, err = parseOperators(SeedOperators); err != nil {
+		t.Fatal(err)
+	}
+	pl := powerLawSeeds(p)
+	_, floor := sparseSeeds(p, buildLibrary(p))
+	seeds := linkSeeds(p, pl, nil, floor)
+	if ok, got := snapsToLaw(seeds, X, y, target(X, law), []string{"n", "mom", "B", "kb", "T"}); !ok {
+		t.Fatalf("no link seed snaps to the law: %q", got)
+	}
+}
+
 // The pass stays out of the way: nothing when a seed is already exact,
 // and nothing that explains pure noise.
 func TestLinkSeedsSkipExactAndNoise(t *testing.T) {

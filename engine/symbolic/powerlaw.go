@@ -136,6 +136,51 @@ func (d *logDesign) rss(lt []float64) float64 {
 	return mat.Dot(&res, &res) / (variance * float64(len(lt)-1))
 }
 
+// weightedFit fits lt on the design's rows keep (nil for all) with
+// weights w (one per kept row) by weighted least squares. It returns the
+// coefficients (intercept first) and the weighted share of lt's variance
+// left unexplained, Σ w·r² / Σ w·(lt − mean_w)², or false when the
+// weighted design is singular or lt constant.
+func (d *logDesign) weightedFit(lt []float64, keep []int, w []float64) ([]float64, float64, bool) {
+	rows, cols := d.x.Dims()
+	if keep == nil {
+		keep = make([]int, rows)
+		for k := range keep {
+			keep[k] = k
+		}
+	}
+	x := mat.NewDense(len(keep), cols, nil)
+	b := make([]float64, len(keep))
+	var sw, mean float64
+	for r, k := range keep {
+		sw += w[r]
+		mean += w[r] * lt[k]
+	}
+	mean /= sw
+	var tss float64
+	for r, k := range keep {
+		sq := math.Sqrt(w[r])
+		for c := range cols {
+			x.Set(r, c, sq*d.x.At(k, c))
+		}
+		b[r] = sq * lt[k]
+		tss += w[r] * (lt[k] - mean) * (lt[k] - mean)
+	}
+	if !(tss > 0) {
+		return nil, math.Inf(1), false
+	}
+	var qr mat.QR
+	qr.Factorize(x)
+	var coef, fitted mat.VecDense
+	bv := mat.NewVecDense(len(b), b)
+	if err := qr.SolveVecTo(&coef, false, bv); err != nil {
+		return nil, math.Inf(1), false
+	}
+	fitted.MulVec(x, &coef)
+	fitted.SubVec(bv, &fitted)
+	return coef.RawVector().Data, mat.Dot(&fitted, &fitted) / tss, true
+}
+
 // minRobustRows is the fewest majority-sign rows a robust power-law fit uses.
 const minRobustRows = 10
 
