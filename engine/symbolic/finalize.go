@@ -2,6 +2,8 @@ package symbolic
 
 import (
 	"math"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -54,26 +56,59 @@ func finalize(p *problem, global *paretoFront, islands []*island, seeds []tree) 
 		exprs[m] = e
 		models = append(models, m)
 	}
-	front := paretoModels(models)
-	if len(front) > 0 {
-		minLoss := front[len(front)-1].MSE
-		for i := len(front) - 1; i >= max(0, len(front)-maxThoroughSnaps); i-- {
-			m := front[i]
-			if m.MSE > 1.5*minLoss || m.MSE <= exactNMSE*p.varY || exprs[m] == nil {
-				continue
-			}
-			if r := p.model(snapConstants(exprs[m], opt, p.varY, true), opt); r != nil && !seen[r.Expression] {
-				seen[r.Expression] = true
-				models = append(models, r)
-			}
+	snappable := slices.DeleteFunc(slices.Clone(models), func(m *Model) bool { return exprs[m] == nil })
+	for _, m := range thoroughSnapCandidates(snappable, p.varY, len(p.y)) {
+		if r := p.model(snapConstants(exprs[m], opt, p.varY, true), opt); r != nil && !seen[r.Expression] {
+			seen[r.Expression] = true
+			models = append(models, r)
 		}
-		front = paretoModels(models)
 	}
+	front := paretoModels(models)
 	return &Result{Best: selectModel(front, p.varY, len(p.y)), Front: front}
 }
 
 // maxThoroughSnaps bounds the models that get the slow snapping pass.
 const maxThoroughSnaps = 8
+
+// thoroughSnapCandidates returns the models the slow snapping pass
+// refines: those selection could pick once snapped, with a loss within
+// selectionBand of the lowest and not exact, the maxThoroughSnaps best by
+// bic on their cost. Not only the front's: a model and its mirror image
+// can tie on cost, as 1.107/(exp(0.176·ħω/kT) − 1) + 0.04 and
+// −1.113/(exp(−0.177·ħω/kT) − 1) − 1.07 do (III.4.32), and the one the
+// other dominates by a hair may be the one that snaps to the shorter law.
+func thoroughSnapCandidates(models []*Model, varY float64, n int) []*Model {
+	minLoss := math.Inf(1)
+	for _, m := range models {
+		minLoss = math.Min(minLoss, m.MSE)
+	}
+	var out []*Model
+	for _, m := range models {
+		if m.MSE <= selectionBand*minLoss && m.MSE > exactNMSE*varY && m.t != nil {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Model) int { return cmpFloat(bic(n, a.MSE, a.cost()), bic(n, b.MSE, b.cost())) })
+	// Models of one shape whose constants have the same signs snap alike:
+	// one of each. (The signs tell the two Bose forms above apart.)
+	type key struct {
+		shape uint64
+		signs string
+	}
+	seen := map[key]bool{}
+	out = slices.DeleteFunc(out, func(m *Model) bool {
+		k := key{shape: m.t.shape()}
+		for _, nd := range m.t {
+			if nd.op == opConst {
+				k.signs += strconv.FormatBool(nd.c < 0)[:1]
+			}
+		}
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+	return out[:min(len(out), maxThoroughSnaps)]
+}
 
 // model evaluates a printed expression on all rows.
 func (p *problem) model(e *expr, opt *constOptimizer) *Model {

@@ -241,8 +241,8 @@ func TestFrontIsPareto(t *testing.T) {
 	res := fitOrFail(t, X, y, nil, quick(9))
 	for i := 1; i < len(res.Front); i++ {
 		p, q := res.Front[i-1], res.Front[i]
-		if q.Complexity <= p.Complexity || q.MSE >= p.MSE {
-			t.Fatalf("front not ascending in complexity and descending in MSE at %d: %+v then %+v", i, p, q)
+		if q.cost() <= p.cost() || q.MSE >= p.MSE {
+			t.Fatalf("front not ascending in cost and descending in MSE at %d: %+v then %+v", i, p, q)
 		}
 	}
 	if !slices.Contains(res.Front, res.Best) {

@@ -32,7 +32,7 @@ func (m *Model) Predict(X [][]float64) []float64 {
 // Result is the outcome of Fit.
 type Result struct {
 	Best  *Model   // the model chosen from Front by the selection score
-	Front []*Model // Pareto front of MSE against complexity, complexity ascending
+	Front []*Model // Pareto front of MSE against cost (complexity plus fitted constants, see paretoModels), cost ascending
 
 	Generations int        // generations the search ran (a time limit may cut the last epoch short)
 	Stop        StopReason // why it stopped

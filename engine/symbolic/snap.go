@@ -44,12 +44,50 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 		return e
 	}
 	frozen := make([]bool, len(t))
-	stages := []snapStage{{values: snapCandidates}}
-	if refit {
-		t, cur = dropConstants(t, frozen, opt, cur, tol, floor)
-		stages = []snapStage{{values: simpleCandidates, closest: true}, {values: digitCandidates}}
+	if !refit {
+		t, _ = snapStages(t, frozen, cur, opt, tol, floor, false, []snapStage{{values: snapCandidates}})
+		return simplify(toExpr(t))
 	}
-	good := func(m float64) bool { return m <= cur*(1+tol) || m <= floor }
+	t, cur = dropConstants(t, frozen, opt, cur, tol, floor)
+	// Among the simple values, the simplest acceptable one (an integer
+	// before a multiple of π) and the best-fitting one can lead to
+	// different laws: a fitted 9.9 in sqrt((ω/c)² − k/d²) is π² (II.24.17),
+	// but a fitted 9.42 in k/(3.06 − n·α) − 2.08, whose other constants
+	// compensate, is 9, not 3π (II.11.28). Both are tried, and the outcome
+	// with fewer free constants wins, then the one with the lower loss.
+	var best tree
+	bestFree, bestM := 0, math.Inf(1)
+	for _, closest := range []bool{false, true} {
+		tt, m := snapStages(t.clone(), slices.Clone(frozen), cur, opt, tol, floor, true,
+			[]snapStage{{values: simpleCandidates, closest: closest}, {values: digitCandidates}})
+		if free := freeConstants(tt); best == nil || free < bestFree || (free == bestFree && m < bestM) {
+			best, bestFree, bestM = tt, free, m
+		}
+	}
+	return simplify(toExpr(best))
+}
+
+// snapStages runs the stages of snapConstants on t, whose loss is cur,
+// leaving frozen constants alone, and returns the snapped tree and its
+// loss. A value is accepted when the loss stays within the BIC price of
+// all the values fixed so far, cur·(1+tol)^k for the k-th (or below
+// floor), as dropConstants judges removals: priced one at a time against
+// the loss before them, three snaps that each cost a little left the
+// third over the limit (9/(3 − n·α) − 2.001 for − 2, II.11.28). With
+// refit, the other constants are refitted when the value alone is not
+// accepted.
+func snapStages(t tree, frozen []bool, cur float64, opt *constOptimizer, tol, floor float64, refit bool, stages []snapStage) (tree, float64) {
+	y := opt.y
+	base, snapped := cur, 0
+	good := func(m float64) bool {
+		if !refit {
+			// Without refits each value is judged alone against the
+			// loss so far: the others cannot compensate, so the errors
+			// of several roundings would add up.
+			return m <= cur*(1+tol) || m <= floor
+		}
+		return m <= base*math.Pow(1+tol, float64(snapped+1)) || m <= floor
+	}
 	for _, candidates := range stages {
 		// Snapping one constant can make room for another, so sweep twice.
 		for sweep := 0; sweep < 2; sweep++ {
@@ -78,8 +116,12 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 				}
 				if best != nil {
 					t, cur = best, math.Min(bestM, cur)
+					if refit {
+						cur = bestM
+					}
 					frozen[pos] = true
 					changed = true
+					snapped++
 				}
 			}
 			if !changed {
@@ -87,7 +129,7 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 			}
 		}
 	}
-	return simplify(toExpr(t))
+	return t, cur
 }
 
 // snapStage is one round of snapping: the values to try for a constant,
