@@ -52,12 +52,7 @@ func TestRationalSeedHalfAngleSines(t *testing.T) {
 	})
 	p := transformProblem(X, y)
 	p.s.maxSize, p.g.maxSize = 20, 20
-	pl := powerLawSeeds(p)
-	var mono tree
-	if len(pl) > 0 {
-		mono = pl[0]
-	}
-	if seeds := rationalSeeds(p, mono, 0); !reproducedBy(seeds, X, y) {
+	if seeds := rationalSeeds(p, powerLawMonomial(p), 0); !reproducedBy(seeds, X, y) {
 		t.Fatalf("no exact seed among %d", len(seeds))
 	}
 }
@@ -84,15 +79,19 @@ func TestRationalSeedsWithNoise(t *testing.T) {
 		X, y, _ := noisyTable(c.seed, 3, 750, c.law)
 		p := transformProblem(X, y)
 		p.s.maxSize, p.g.maxSize = 20, 20
-		pl := powerLawSeeds(p)
-		var mono tree
-		if len(pl) > 0 {
-			mono = pl[0]
-		}
 		_, floor := sparseSeeds(p, buildLibrary(p))
-		seeds := rationalSeeds(p, mono, floor)
+		seeds := rationalSeeds(p, powerLawMonomial(p), floor)
 		if ok, got := snapsToLaw(seeds, X, y, target(X, c.law), c.names); !ok {
 			t.Errorf("%s: no seed snaps to the law: %q", c.name, got)
 		}
 	}
+}
+
+// powerLawMonomial is the power-law seed Fit hands the rational pass, or
+// nil.
+func powerLawMonomial(p *problem) tree {
+	if pl := powerLawSeeds(p); len(pl) > 0 {
+		return pl[0]
+	}
+	return nil
 }

@@ -97,14 +97,7 @@ func TestSnapConstantsOffersLooselyFittedMultiplesOfPi(t *testing.T) {
 		y := target(X, func(x []float64) float64 {
 			return math.Sqrt(x[0]*x[0]/(x[1]*x[1]) - math.Pi*math.Pi/(x[2]*x[2]))
 		})
-		var s2 float64
-		for _, v := range y {
-			s2 += v * v
-		}
-		sd := 0.01 * math.Sqrt(s2/float64(len(y)))
-		for i := range y {
-			y[i] += sd * rng.NormFloat64()
-		}
+		addNoise(rng, y, 0.01)
 		_, sdy := stat.PopMeanStdDev(y, nil)
 		opt := newConstOptimizer(X, y)
 		// sqrt((ω/c)² − k/d²), k fitted.
@@ -135,14 +128,7 @@ func TestSnapConstantsPrefersFewerFreeConstants(t *testing.T) {
 		X := sampleRanges(rng, 750, [2]float64{0, 1}, [2]float64{0, 1})
 		y := target(X, law)
 		clean := slices.Clone(y)
-		var s2 float64
-		for _, v := range y {
-			s2 += v * v
-		}
-		sd := 0.01 * math.Sqrt(s2/float64(len(y)))
-		for i := range y {
-			y[i] += sd * rng.NormFloat64()
-		}
+		addNoise(rng, y, 0.01)
 		_, sdy := stat.PopMeanStdDev(y, nil)
 		opt := newConstOptimizer(X, y)
 		start := ebin(opSub, ebin(opDiv, econst(9.42), ebin(opSub, econst(3.06), ebin(opMul, evar(0), evar(1)))), econst(2.08))
