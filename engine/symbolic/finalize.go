@@ -71,14 +71,16 @@ func finalize(p *problem, global *paretoFront, islands []*island, seeds []tree) 
 const maxThoroughSnaps = 8
 
 // thoroughSnapCandidates returns the models the slow snapping pass
-// refines: those selection could pick once snapped, with a loss within
-// selectionBand of the lowest and not exact, the maxThoroughSnaps best by
-// bic on their complexity, the cost they would have if snapping fixed all
-// their constants: ranked on cost, a law written with four fitted
-// constants (1.103/(exp(0.1757·hω/kT) − 1.00004) + 0.06, III.4.32) came
-// after eight look-alikes with one or two. Not only the front's: a model
-// and its mirror image
-// can tie on cost, as 1.107/(exp(0.176·ħω/kT) − 1) + 0.04 and
+// refines: those selection could pick once snapped. They have a loss
+// within selectionBand of the lowest and are not exact; the
+// maxThoroughSnaps best by bic on their complexity are taken, which is
+// the cost they would have if snapping fixed all their constants. Ranked
+// on cost, a law written with four fitted constants
+// (1.103/(exp(0.1757·hω/kT) − 1.00004) + 0.06, III.4.32) came after
+// eight look-alikes with one or two.
+//
+// They need not be on the front: a model and its mirror image can tie on
+// cost, as 1.107/(exp(0.176·ħω/kT) − 1) + 0.04 and
 // −1.113/(exp(−0.177·ħω/kT) − 1) − 1.07 do (III.4.32), and the one the
 // other dominates by a hair may be the one that snaps to the shorter law.
 func thoroughSnapCandidates(models []*Model, varY float64, n int) []*Model {

@@ -39,8 +39,8 @@ func paretoModels(ms []*Model) []*Model {
 }
 
 // selectModel picks a model from a Pareto front (paretoModels, cost
-// ascending) fitted on n rows: see pickOnFront. A printed model is priced by its
-// nodes and, once more, by its free constants (freeConstants): the nodes
+// ascending) fitted on n rows: see pickOnFront. A printed model is priced
+// by its nodes and, once more, by its free constants (freeConstants): the nodes
 // price its structure, and each fitted value adds a parameter that a
 // snapped one (π², 1/2) does not. This is the two-part code of minimum
 // description length (Rissanen 1978, Automatica 14:465), a parameter at
@@ -64,10 +64,11 @@ func (m *Model) cost() int { return m.Complexity + freeConstants(m.t) }
 // freeConstants counts t's constants that cost a parameter: all but the
 // integers, the halves and the powers of π and 2π (piUnits) themselves.
 // The other simple multiples (3/(2π), 1/(4π)) are snapped to but still
-// priced: naming one of the 144 of them takes about as many nats as a
-// fitted value, and with a 0.1 % window one of them lies near a fitted
-// value by chance often enough (III.4.32's look-alike 2π·kT/(hω) −
-// 0.477465, whose offset is 3/(2π) to four digits).
+// priced: naming one of the 106 of them takes about as many nats as a
+// fitted value (ln 106 ≈ 4.7 against ½·ln n), and one lies within
+// snapping's 0.1 % of a fitted value by chance often enough (III.4.32's
+// look-alike 2π·kT/(hω) − 0.477465, whose offset is 3/(2π) to four
+// digits).
 func freeConstants(t tree) int {
 	free := 0
 	for _, nd := range t {

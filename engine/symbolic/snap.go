@@ -192,9 +192,9 @@ func dropConstants(t tree, frozen []bool, opt *constOptimizer, full, tol, floor 
 
 // piWindow is the relative distance within which simpleCandidates offers
 // a power of π or 2π itself, and multipleWindow a multiple of one (q·u,
-// u/q with q > 1). The powers are few, so a wide window seldom offers one
-// by chance; the 144 multiples lie about 7 % apart on a log scale, so a
-// window as wide would offer one for a third of all constants.
+// u/q with q > 1). The 12 powers are few: within 1 % of them lie 4 % of
+// the constants drawn log-uniformly from 0.1 to 10. Within 1 % of the
+// 106 distinct multiples lie 28 % of them, within 0.1 % 3 %.
 const (
 	piWindow       = 1e-2
 	multipleWindow = 1e-3
