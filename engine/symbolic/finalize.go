@@ -3,7 +3,6 @@ package symbolic
 import (
 	"math"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -46,7 +45,7 @@ func finalize(p *problem, global *paretoFront, islands []*island, seeds []tree) 
 			continue
 		}
 		opt.optimize(&ind, p.s.finalIters)
-		e := simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t))))
+		e := ind.printed()
 		e = snapConstants(e, opt, p.varY, false)
 		m := p.model(e, opt)
 		if m == nil || seen[m.Expression] {
@@ -90,7 +89,7 @@ func thoroughSnapCandidates(models []*Model, varY float64, n int) []*Model {
 	}
 	var out []*Model
 	for _, m := range models {
-		if m.MSE <= selectionBand*minLoss && m.MSE > exactNMSE*varY && m.t != nil {
+		if m.MSE <= selectionBand*minLoss && m.MSE > exactNMSE*varY {
 			out = append(out, m)
 		}
 	}
@@ -101,14 +100,17 @@ func thoroughSnapCandidates(models []*Model, varY float64, n int) []*Model {
 	// one of each. (The signs tell the two Bose forms above apart.)
 	type key struct {
 		shape uint64
-		signs string
+		signs uint64 // bit k: the k-th constant is negative
 	}
 	seen := map[key]bool{}
 	out = slices.DeleteFunc(out, func(m *Model) bool {
-		k := key{shape: m.t.shape()}
+		k, c := key{shape: m.t.shape()}, 0
 		for _, nd := range m.t {
 			if nd.op == opConst {
-				k.signs += strconv.FormatBool(nd.c < 0)[:1]
+				if nd.c < 0 {
+					k.signs |= 1 << (c % 64)
+				}
+				c++
 			}
 		}
 		dup := seen[k]

@@ -135,7 +135,7 @@ func snapsToLaw(seeds []tree, X [][]float64, y, clean []float64, names []string)
 	for _, s := range seeds {
 		ind := evaluate(opt.ev, y, s)
 		opt.optimize(&ind, 50)
-		e := snapConstants(simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t)))), opt, sd*sd, true)
+		e := snapConstants(ind.printed(), opt, sd*sd, true)
 		if mseOf(opt.ev.eval(e.postfix(nil)), clean, 0, 1) < 1e-20 {
 			return true, nil
 		}

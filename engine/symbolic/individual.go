@@ -25,6 +25,12 @@ func better(x, y *individual) bool {
 	return x.loss < y.loss
 }
 
+// printed is the individual as a model prints it, a + b·t simplified:
+// the linear scaling folded into the expression.
+func (ind *individual) printed() *expr {
+	return simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t))))
+}
+
 // evaluate scores a tree on the data with linear scaling.
 func evaluate(ev *evaluator, y []float64, t tree) individual {
 	f := ev.eval(t)

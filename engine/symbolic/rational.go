@@ -200,8 +200,7 @@ func snappedRelations(p *problem, over []individual) []tree {
 		if p.timeUp() {
 			break
 		}
-		e := simplify(ebin(opAdd, econst(ind.a), ebin(opMul, econst(ind.b), toExpr(ind.t))))
-		if t, fits := p.simplest(snapConstants(e, opt, p.searchVarY, true).postfix(nil)); fits {
+		if t, fits := p.simplest(snapConstants(ind.printed(), opt, p.searchVarY, true).postfix(nil)); fits {
 			out = append(out, t)
 		}
 	}
@@ -402,11 +401,15 @@ func implicitRational(numCols, denCols [][]float64, z []float64, stop func() boo
 		// z·nα = 3(z − 1).
 		others := ip.s.independentExcept(a)
 		for _, S := range ip.search(a, others, 6, beam) {
+			rss := ip.explicitLoss(a, S)
+			if !(rss < 0.1) {
+				continue
+			}
 			// Each support also without the numerator's intercept: with
 			// noise it is never zero, and its two nodes can cost a law
 			// its place under the complexity limit (I.16.6's 19 nodes).
 			for _, intercept := range []bool{true, false} {
-				if f, ok := ip.fit(a, S, intercept); ok && f.rss < 0.1 {
+				if f, ok := ip.fit(a, S, intercept, rss); ok {
 					fits = append(fits, f)
 				}
 			}
@@ -549,9 +552,9 @@ func (ip *implicitProblem) explicitLoss(a int, S []int) float64 {
 }
 
 // fit refits support S by unregularised least squares, with or without
-// the numerator's intercept w0, and returns the relation with the
-// explicit loss of the support (the ridge fit's, with intercept).
-func (ip *implicitProblem) fit(a int, S []int, intercept bool) (rationalFit, bool) {
+// the numerator's intercept w0, and returns the relation with rss, the
+// support's explicit loss (explicitLoss, the ridge fit's).
+func (ip *implicitProblem) fit(a int, S []int, intercept bool, rss float64) (rationalFit, bool) {
 	cols := ip.s.lib
 	n := len(ip.z)
 	off := 0
@@ -571,7 +574,7 @@ func (ip *implicitProblem) fit(a int, S []int, intercept bool) (rationalFit, boo
 	if err := w.SolveVec(A, mat.NewVecDense(n, cols[a].col)); err != nil {
 		return rationalFit{}, false
 	}
-	f := rationalFit{anchor: ip.denIndex[a], rss: ip.explicitLoss(a, S)}
+	f := rationalFit{anchor: ip.denIndex[a], rss: rss}
 	if intercept {
 		f.w0 = w.AtVec(0)
 	}
