@@ -3,6 +3,8 @@ package symbolic
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Link seeds: a monomial under a one-parameter link (AI Feynman's inverted
@@ -400,27 +402,16 @@ func linkTrees(p *problem, b *termBuilder, d *logDesign, l link, m tree, z []flo
 	for k, v := range z {
 		lt[k] = math.Log(math.Abs(l.t(v, a)))
 	}
-	var w []float64
-	ok := false
-	if weights == nil {
-		w, ok = d.fit(lt)
-	} else {
-		w, _, ok = d.weightedFit(lt, keep, weights)
+	if keep == nil {
+		keep = evenRows(n, n)
 	}
+	if weights == nil {
+		weights = make([]float64, len(keep))
+		floats.AddConst(1, weights)
+	}
+	w, _, ok := d.weightedFit(lt, keep, weights)
 	if !ok {
 		return nil, nil
-	}
-	if keep == nil {
-		keep = make([]int, n)
-		for k := range keep {
-			keep[k] = k
-		}
-	}
-	if weights == nil {
-		weights = make([]float64, n)
-		for k := range weights {
-			weights[k] = 1
-		}
 	}
 	var out []tree
 	var integer []float64

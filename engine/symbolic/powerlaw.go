@@ -144,10 +144,7 @@ func (d *logDesign) rss(lt []float64) float64 {
 func (d *logDesign) weightedFit(lt []float64, keep []int, w []float64) ([]float64, float64, bool) {
 	rows, cols := d.x.Dims()
 	if keep == nil {
-		keep = make([]int, rows)
-		for k := range keep {
-			keep[k] = k
-		}
+		keep = evenRows(rows, rows)
 	}
 	x := mat.NewDense(len(keep), cols, nil)
 	b := make([]float64, len(keep))

@@ -78,15 +78,16 @@ func snapConstants(e *expr, opt *constOptimizer, varY float64, refit bool) *expr
 // accepted.
 func snapStages(t tree, frozen []bool, cur float64, opt *constOptimizer, tol, floor float64, refit bool, stages []snapStage) (tree, float64) {
 	y := opt.y
-	base, snapped := cur, 0
+	// Without refits each value is judged alone against the lowest loss
+	// so far (ref): the others cannot compensate, so the errors of several
+	// roundings would add up.
+	base, ref, snapped := cur, cur, 0
 	good := func(m float64) bool {
-		if !refit {
-			// Without refits each value is judged alone against the
-			// loss so far: the others cannot compensate, so the errors
-			// of several roundings would add up.
-			return m <= cur*(1+tol) || m <= floor
+		limit := ref * (1 + tol)
+		if refit {
+			limit = base * math.Pow(1+tol, float64(snapped+1))
 		}
-		return m <= base*math.Pow(1+tol, float64(snapped+1)) || m <= floor
+		return m <= limit || m <= floor
 	}
 	for _, candidates := range stages {
 		// Snapping one constant can make room for another, so sweep twice.
@@ -115,10 +116,7 @@ func snapStages(t tree, frozen []bool, cur float64, opt *constOptimizer, tol, fl
 					}
 				}
 				if best != nil {
-					t, cur = best, math.Min(bestM, cur)
-					if refit {
-						cur = bestM
-					}
+					t, cur, ref = best, bestM, math.Min(ref, bestM)
 					frozen[pos] = true
 					changed = true
 					snapped++
