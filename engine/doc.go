@@ -168,7 +168,12 @@
 // the weak-form regression rows; simulation_horizon, persistence_horizon
 // and simulation_nrmse come from simulating the system from held-out
 // initial conditions (engine/dynamics, which holds out whole trajectories
-// itself and uses every row); term_inclusion is each term's share
+// itself); held_out_r_squared is the equation's weak-form R² on every row
+// the regression did not use. Row rule (engine/dynamics/sample.go): the
+// regression and the simulation use at most 100,000 rows; beyond that
+// they use evenly spaced whole trajectories (long ones cut into windows of
+// at most 2,000 rows), the summary says "fitted on N of M rows", and
+// held_out_r_squared measures every row left out. term_inclusion is each term's share
 // of the 20 subsampled refits, bootstrap_stability the smallest of them;
 // complexity counts each term's degree (sin, cos: 2) plus one for its
 // coefficient. negative_controls are held_out_simulation and time_shuffle,

@@ -139,6 +139,7 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 		null := traj
 		null.States, null.Inputs = permuteRows(traj.States, perm), permuteRows(traj.Inputs, perm)
 		settings.Seed++
+		settings.NoHeldOutFit = true
 		if m.expired() {
 			return out, false
 		}
@@ -203,8 +204,12 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 	slices.Sort(vars[1:])
 	score := controls.Score(controls.Components{Fit: eq.CVR2, Controls: results, Stability: eq.Stability,
 		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
-	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g; negative controls %s)",
-		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, decidedWord(passed, decided))
+	sample := ""
+	if res.SampledRows < res.Rows {
+		sample = fmt.Sprintf("; fitted on %d of %d rows", res.SampledRows, res.Rows)
+	}
+	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g%s; negative controls %s)",
+		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, sample, decidedWord(passed, decided))
 	if len(eq.Reasons) > 0 {
 		summary += ": " + strings.Join(eq.Reasons, "; ")
 	}
@@ -215,6 +220,10 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 			inclusion[term] = round4(p)
 		}
 	}
+	var heldOut *float64
+	if res.HeldOutRows > 0 && !math.IsNaN(eq.HeldOutR2) {
+		heldOut = f64(round4(eq.HeldOutR2))
+	}
 	return Claim{
 		Type:    ClaimLaw,
 		Summary: summary,
@@ -223,6 +232,7 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 			ConstraintsSatisfied: m.plan.constraints.Satisfied},
 		Evidence: Evidence{
 			RSquared:               f64(round4(eq.CVR2)),
+			HeldOutRSquared:        heldOut,
 			CrossValidationScore:   f64(round4(eq.CVR2)),
 			Complexity:             complexity,
 			SimulationHorizon:      f64(significant4(sim.Horizon)),

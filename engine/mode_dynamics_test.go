@@ -73,6 +73,13 @@ func TestDynamicsLotkaVolterra(t *testing.T) {
 		if *ev.RSquared < 0.9 || *ev.SimulationHorizon < 3**ev.PersistenceHorizon || ev.BootstrapStability < 0.6 || c.Score <= 0.5 {
 			t.Errorf("%s = %s: evidence %+v, score %v", target, c.Expression, ev, c.Score)
 		}
+		// the held-out trajectories' fit is reported (engine/dynamics' held-out fit)
+		if ev.HeldOutRSquared == nil || *ev.HeldOutRSquared < 0.9 {
+			t.Errorf("%s = %s: held_out_r_squared %v, want at least 0.9", target, c.Expression, ev.HeldOutRSquared)
+		}
+		if strings.Contains(c.Summary, "fitted on") {
+			t.Errorf("%s: summary %q names a sample, but every row was fitted on", target, c.Summary)
+		}
 		if c.Scope.Variables[0] != strings.TrimSuffix(strings.TrimPrefix(target, "d"), "/dt") {
 			t.Errorf("%s: scope variables %v start with another state", target, c.Scope.Variables)
 		}

@@ -47,9 +47,29 @@ type segment struct {
 // weak-form test function of the smallest radius (2·minRadius + 1 points).
 const minRowsPerTrajectory = 2*minRadius + 1
 
+// group is one trajectory's rows: their row numbers in d, sorted by time.
+type group struct {
+	label string
+	rows  []int
+}
+
 // segments validates d and returns its trajectories sorted by time, with
 // each row's values in the order states, then inputs.
 func (d Trajectories) segments() ([]segment, error) {
+	groups, err := d.groups()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]segment, len(groups))
+	for g, gr := range groups {
+		out[g] = d.piece(gr)
+	}
+	return out, nil
+}
+
+// groups validates d and returns its trajectories as row numbers sorted by
+// time, without copying any value; piece copies one of them.
+func (d Trajectories) groups() ([]group, error) {
 	n := len(d.Time)
 	if len(d.States) == 0 {
 		return nil, fmt.Errorf("%w: no state columns", ErrInvalidData)
@@ -91,8 +111,7 @@ func (d Trajectories) segments() ([]segment, error) {
 		}
 	}
 	index := map[string]int{}
-	var groups [][]int
-	var labels []string
+	var groups []group
 	for i := range n {
 		label := ""
 		if d.Trajectory != nil {
@@ -102,34 +121,42 @@ func (d Trajectories) segments() ([]segment, error) {
 		if !ok {
 			g = len(groups)
 			index[label] = g
-			groups = append(groups, nil)
-			labels = append(labels, label)
+			groups = append(groups, group{label: label})
 		}
-		groups[g] = append(groups[g], i)
+		groups[g].rows = append(groups[g].rows, i)
 	}
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: no rows", ErrInvalidData)
 	}
-	out := make([]segment, len(groups))
-	for g, rows := range groups {
-		if len(rows) < minRowsPerTrajectory {
-			return nil, fmt.Errorf("%w: trajectory %q has %d rows, at least %d are needed", ErrInvalidData, labels[g], len(rows), minRowsPerTrajectory)
+	for _, g := range groups {
+		if len(g.rows) < minRowsPerTrajectory {
+			return nil, fmt.Errorf("%w: trajectory %q has %d rows, at least %d are needed", ErrInvalidData, g.label, len(g.rows), minRowsPerTrajectory)
 		}
-		slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(d.Time[a], d.Time[b]) })
-		s := segment{label: labels[g], t: make([]float64, len(rows)), x: make([][]float64, len(rows))}
-		for k, i := range rows {
-			s.t[k] = d.Time[i]
-			if k > 0 && !(s.t[k] > s.t[k-1]) {
-				return nil, fmt.Errorf("%w: trajectory %q has two rows at time %g", ErrInvalidData, labels[g], s.t[k])
-			}
-			s.x[k] = make([]float64, len(cols))
-			for j, c := range cols {
-				s.x[k][j] = c[i]
+		slices.SortStableFunc(g.rows, func(a, b int) int { return cmp.Compare(d.Time[a], d.Time[b]) })
+		for k := 1; k < len(g.rows); k++ {
+			if t := d.Time[g.rows[k]]; !(t > d.Time[g.rows[k-1]]) {
+				return nil, fmt.Errorf("%w: trajectory %q has two rows at time %g", ErrInvalidData, g.label, t)
 			}
 		}
-		out[g] = s
 	}
-	return out, nil
+	return groups, nil
+}
+
+// piece copies the rows of g into a segment, the values of all its rows in
+// one array.
+func (d Trajectories) piece(g group) segment {
+	cols := slices.Concat(d.States, d.Inputs)
+	vars := len(cols)
+	s := segment{label: g.label, t: make([]float64, len(g.rows)), x: make([][]float64, len(g.rows))}
+	values := make([]float64, len(g.rows)*vars)
+	for k, i := range g.rows {
+		s.t[k] = d.Time[i]
+		s.x[k] = values[k*vars : (k+1)*vars : (k+1)*vars]
+		for j, c := range cols {
+			s.x[k][j] = c[i]
+		}
+	}
+	return s
 }
 
 // column returns variable j of s.

@@ -16,33 +16,53 @@ func LocalPolynomial(t, x []float64, radius, degree int) (smooth, deriv []float6
 	n := len(t)
 	smooth = make([]float64, n)
 	deriv = make([]float64, n)
-	w := min(2*radius+1, n)
+	f := newLocalFit(t, x, radius, degree)
+	for i := range n {
+		smooth[i], deriv[i] = f.at(i)
+	}
+	return smooth, deriv
+}
+
+// localFit is LocalPolynomial at one sample at a time, for callers that
+// need a few samples of a long trajectory (the held-out simulation's
+// initial conditions).
+type localFit struct {
+	t, x           []float64
+	radius, degree int
+	w              int
+	a              *mat.Dense
+	b, c           *mat.VecDense
+}
+
+func newLocalFit(t, x []float64, radius, degree int) *localFit {
+	w := min(2*radius+1, len(t))
 	if w < degree+1 {
 		degree = w - 1
 	}
-	a := mat.NewDense(w, degree+1, nil)
-	b := mat.NewVecDense(w, nil)
-	var c mat.VecDense
-	for i := range n {
-		lo := min(max(i-radius, 0), n-w)
-		h := (t[lo+w-1] - t[lo]) / 2
-		for k := range w {
-			tau := (t[lo+k] - t[i]) / h
-			p := 1.0
-			for d := 0; d <= degree; d++ {
-				a.Set(k, d, p)
-				p *= tau
-			}
-			b.SetVec(k, x[lo+k])
+	return &localFit{t: t, x: x, radius: radius, degree: degree, w: w,
+		a: mat.NewDense(w, degree+1, nil), b: mat.NewVecDense(w, nil), c: &mat.VecDense{}}
+}
+
+// at returns the smoothed value and the derivative at sample i; the
+// derivative is NaN where the local fit is singular (and the value x[i]).
+func (f *localFit) at(i int) (smooth, deriv float64) {
+	t, w := f.t, f.w
+	lo := min(max(i-f.radius, 0), len(t)-w)
+	h := (t[lo+w-1] - t[lo]) / 2
+	for k := range w {
+		tau := (t[lo+k] - t[i]) / h
+		p := 1.0
+		for d := 0; d <= f.degree; d++ {
+			f.a.Set(k, d, p)
+			p *= tau
 		}
-		if err := c.SolveVec(a, b); err != nil {
-			smooth[i], deriv[i] = x[i], math.NaN()
-			continue
-		}
-		smooth[i] = c.AtVec(0)
-		if degree >= 1 {
-			deriv[i] = c.AtVec(1) / h
-		}
+		f.b.SetVec(k, f.x[lo+k])
 	}
-	return smooth, deriv
+	if err := f.c.SolveVec(f.a, f.b); err != nil {
+		return f.x[i], math.NaN()
+	}
+	if f.degree >= 1 {
+		deriv = f.c.AtVec(1) / h
+	}
+	return f.c.AtVec(0), deriv
 }

@@ -52,6 +52,14 @@ type Settings struct {
 	// instead of correcting the weak-form normal equations for the
 	// measurement noise (see the package documentation).
 	NoNoiseCorrection bool
+	// MaxRows is the most rows Discover fits and simulates on (default
+	// DefaultMaxRows, at least minMaxRows); beyond it the row rule of
+	// sample.go keeps evenly spaced pieces of the trajectories.
+	MaxRows int
+	// NoHeldOutFit skips Equation.HeldOutR2, a pass over every row the
+	// regression did not use; refits that only need the selection (the
+	// negative controls' time-shuffled refits) set it.
+	NoHeldOutFit bool
 }
 
 const (
@@ -64,6 +72,9 @@ const (
 	// maxLibrary bounds the library so that the normal equations stay
 	// small and the regression has far more rows than terms.
 	maxLibrary = 200
+	// minMaxRows is the smallest Settings.MaxRows: two of the row rule's
+	// longest pieces.
+	minMaxRows = 2 * sampleWindow
 )
 
 func (s Settings) withDefaults() (Settings, error) {
@@ -85,6 +96,12 @@ func (s Settings) withDefaults() (Settings, error) {
 	if s.Ensemble < minEnsemble {
 		return s, fmt.Errorf("%w: ensemble %d is below %d", ErrInvalidData, s.Ensemble, minEnsemble)
 	}
+	if s.MaxRows == 0 {
+		s.MaxRows = DefaultMaxRows
+	}
+	if s.MaxRows < minMaxRows {
+		return s, fmt.Errorf("%w: at most %d rows is below the least of %d", ErrInvalidData, s.MaxRows, minMaxRows)
+	}
 	for _, t := range s.ExtraTerms {
 		if t.Name == "" || t.Eval == nil {
 			return s, fmt.Errorf("%w: an extra term needs a name and a function", ErrInvalidData)
@@ -105,9 +122,15 @@ type Result struct {
 	// Method names the derivative treatment, Selection the model choice.
 	Method, Selection string
 	// TrainingRows is the number of regression rows (test functions or
-	// samples) fitted on; TrainingTrajectories the trajectories they came
-	// from.
+	// samples) fitted on; TrainingTrajectories the trajectories (or pieces
+	// of the row rule) they came from.
 	TrainingRows, TrainingTrajectories int
+	// Rows is the number of rows of the data, SampledRows how many of them
+	// the regression and the simulation used (all of them up to
+	// Settings.MaxRows; see sample.go), and HeldOutRows how many rows the
+	// held-out fit measured (every row the regression did not use, in
+	// pieces long enough for a test function; 0 with NoHeldOutFit).
+	Rows, SampledRows, HeldOutRows int
 }
 
 // Equation is the discovered law of one state.
@@ -128,6 +151,12 @@ type Equation struct {
 	// CVR2 is 1 − (cross-validated residual)/(Σ response²) of the
 	// selected support on the regression rows.
 	CVR2 float64
+	// HeldOutR2 is 1 − (residual)/(Σ response²) of the equation, as
+	// fitted, on the regression rows (weak-form integrals or point
+	// derivatives) of every row the regression did not use: the held-out
+	// pieces and the pieces the row rule left out. NaN without such rows
+	// or with Settings.NoHeldOutFit.
+	HeldOutR2 float64
 	// Passed is the acceptance rule: the system's simulation passed, the
 	// equation has at least one term, and Stability ≥ minInclusion.
 	// Reasons says why not when it fails.
@@ -144,9 +173,16 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	segs, err := data.segments()
+	groups, err := data.groups()
 	if err != nil {
 		return Result{}, err
+	}
+	kept, rest := samplePieces(groups, settings.MaxRows)
+	segs := make([]segment, len(kept))
+	sampled := 0
+	for i, g := range kept {
+		segs[i] = data.piece(g)
+		sampled += len(g.rows)
 	}
 	states := len(data.StateNames)
 	names := slices.Concat(data.StateNames, data.InputNames)
@@ -174,6 +210,8 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		Selection:            fmt.Sprintf("STLSQ path and backward elimination; support by BIC of the %d-fold cross-validated residual", folds),
 		TrainingRows:         d.total(),
 		TrainingTrajectories: len(train),
+		Rows:                 len(data.Time),
+		SampledRows:          sampled,
 	}
 	for _, t := range lib {
 		res.Library = append(res.Library, t.Name)
@@ -206,9 +244,21 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		}
 		res.Equations = append(res.Equations, eq)
 	}
+	// the simulation evaluates only the terms some equation uses
+	var used []int
+	for j := range lib {
+		for s := range states {
+			if coefs[s][j] != 0 {
+				used = append(used, j)
+				break
+			}
+		}
+	}
 	row := make([]float64, len(lib))
 	rhs := func(z, dx []float64) {
-		evalRow(lib, z, row)
+		for _, j := range used {
+			row[j] = lib[j].Eval(z)
+		}
 		for s := range states {
 			var v float64
 			for j, c := range coefs[s] {
@@ -221,6 +271,14 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	}
 	res.Simulation = simulate(test, states, rhs)
 	res.Simulation.HeldOut = heldOut
+	for i := range res.Equations {
+		res.Equations[i].HeldOutR2 = math.NaN()
+	}
+	if !settings.NoHeldOutFit {
+		if err := heldOutFit(ctx, &res, data, test, rest, lib, coefs, settings); err != nil {
+			return Result{}, err
+		}
+	}
 	if res.Simulation.Passed {
 		// the ensemble only decides between systems that simulate well: a
 		// system that fails the simulation is rejected whatever its
@@ -274,11 +332,7 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 	perChunk, total := 1, 0
 	overlap := 1.0
 	for i, s := range train {
-		r := settings.Radius
-		if r == 0 {
-			r = autoRadius(len(s.t))
-		}
-		r = min(r, (len(s.t)-1)/2)
+		r := settings.radius(len(s.t))
 		radii[i] = r
 		switch settings.Derivatives {
 		case LocalPolynomialDerivative:
@@ -303,16 +357,7 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 			return nil, err
 		}
 		d.startBlock()
-		switch settings.Derivatives {
-		case LocalPolynomialDerivative:
-			pointRows(s, lib, states, radii[i], d.addRow)
-		default:
-			var sd []float64
-			if !settings.NoNoiseCorrection {
-				sd = noiseSD(s)
-			}
-			weakRows(s, lib, states, radii[i], sd, d.addRow)
-		}
+		regressionRows(s, lib, states, radii[i], settings, !settings.NoNoiseCorrection, d.addRow)
 	}
 	if err := d.finish(); err != nil {
 		for j, v := range d.scale {
@@ -323,6 +368,32 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 		return nil, err
 	}
 	return d, nil
+}
+
+// radius is the half-width of the test functions (or local polynomials) on
+// a trajectory of n samples.
+func (s Settings) radius(n int) int {
+	r := s.Radius
+	if r == 0 {
+		r = autoRadius(n)
+	}
+	return min(r, (n-1)/2)
+}
+
+// regressionRows emits the regression rows of s in the settings' form:
+// weak-form rows (with their noise moments when noise is set) or point
+// rows of local-polynomial derivatives.
+func regressionRows(s segment, lib []Term, states, radius int, settings Settings, noise bool, emit emitFunc) {
+	switch settings.Derivatives {
+	case LocalPolynomialDerivative:
+		pointRows(s, lib, states, radius, emit)
+	default:
+		var sd []float64
+		if noise {
+			sd = noiseSD(s)
+		}
+		weakRows(s, lib, states, radius, sd, emit)
+	}
 }
 
 func (d *design) total() int {

@@ -103,7 +103,11 @@
 // The library is evaluated on a sliding window and the regression rows go
 // straight into at most 250 blocks of normal equations (one M×M matrix
 // each, M ≤ 200 library terms), so memory grows with the data only by the
-// copy of the trajectories. Input errors wrap ErrInvalidData and name the
+// copy of the trajectories. The fit and the simulation use at most
+// Settings.MaxRows rows (default 100,000): beyond it, evenly spaced whole
+// trajectories, long ones cut into windows (sample.go), and only those are
+// copied; Equation.HeldOutR2 then measures the equations on every other
+// row, one piece at a time. Input errors wrap ErrInvalidData and name the
 // column, row, trajectory or library term at fault; Discover honours
 // context cancellation between its steps.
 package dynamics

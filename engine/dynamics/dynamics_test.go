@@ -254,6 +254,7 @@ func TestDiscoverRejectsBadInput(t *testing.T) {
 			s.ExtraTerms = []Term{{Name: "log(x - 100)", Eval: func(z []float64) float64 { return math.Log(z[0] - 100) }}}
 		},
 		"overflow": func(d *Trajectories, _ *Settings) { d.States[0][7] = 1e120 },
+		"max rows": func(_ *Trajectories, s *Settings) { s.MaxRows = minMaxRows - 1 },
 	}
 	for name, mutate := range cases {
 		d, s := good(), Settings{}

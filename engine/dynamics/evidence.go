@@ -91,9 +91,9 @@ func simulate(pieces []segment, states int, rhs func(z, dx []float64)) Simulatio
 		// the initial conditions come from short quartic fits: a window as
 		// wide as the regression's would bend fast oscillations (Lorenz) and
 		// start every simulation off the trajectory
-		x0s := make([][]float64, states)
+		fits := make([]*localFit, states)
 		for j := range states {
-			x0s[j], _ = LocalPolynomial(p.t, p.column(j), max(radius/4, minRadius), localDegree)
+			fits[j] = newLocalFit(p.t, p.column(j), max(radius/4, minRadius), localDegree)
 		}
 		spacing = append(spacing, (p.t[n-1]-p.t[0])/float64(n-1))
 		for q := range startsPerPiece {
@@ -101,7 +101,7 @@ func simulate(pieces []segment, states int, rhs func(z, dx []float64)) Simulatio
 			seg := p.slice(start, n)
 			x0 := make([]float64, states)
 			for j := range states {
-				x0[j] = x0s[j][start]
+				x0[j], _ = fits[j].at(start)
 			}
 			z := make([]float64, len(seg.x[0]))
 			f := func(t float64, x, dx []float64) {

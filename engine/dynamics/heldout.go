@@ -1,0 +1,64 @@
+package dynamics
+
+import (
+	"context"
+	"math"
+)
+
+// heldOutFit sets each equation's HeldOutR2 and res.HeldOutRows: the
+// equations, as fitted, measured in the regression's own form (weak-form
+// integrals or point derivatives, without the noise moments) on every row
+// the regression did not use: the held-out pieces test, already copied,
+// and the pieces the row rule left out (rest), copied one at a time so
+// that memory stays that of one piece. The measure is the one CVR2 uses on
+// the regression rows, 1 − Σ(b − Θξ)²/Σb² per state (issue 18, item 4:
+// the claim's evidence is computed on all rows).
+func heldOutFit(ctx context.Context, res *Result, data Trajectories, test []segment, rest []group, lib []Term, coefs [][]float64, settings Settings) error {
+	// only the terms some equation uses are evaluated
+	var sub []Term
+	var idx []int
+	for j, t := range lib {
+		for s := range coefs {
+			if coefs[s][j] != 0 {
+				sub, idx = append(sub, t), append(idx, j)
+				break
+			}
+		}
+	}
+	states := len(coefs)
+	rss, tot := make([]float64, states), make([]float64, states)
+	measure := func(p segment) {
+		emitted := false
+		regressionRows(p, sub, states, settings.radius(len(p.t)), settings, false, func(g, b, _, _ []float64) {
+			emitted = true
+			for s := range states {
+				pred := 0.0
+				for k, j := range idx {
+					pred += coefs[s][j] * g[k]
+				}
+				rss[s] += (b[s] - pred) * (b[s] - pred)
+				tot[s] += b[s] * b[s]
+			}
+		})
+		if emitted {
+			res.HeldOutRows += len(p.t)
+		}
+	}
+	for _, p := range test {
+		measure(p)
+	}
+	for _, g := range rest {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		measure(data.piece(g))
+	}
+	for s := range states {
+		r2 := math.NaN()
+		if tot[s] > 0 {
+			r2 = 1 - rss[s]/tot[s]
+		}
+		res.Equations[s].HeldOutR2 = r2
+	}
+	return nil
+}
