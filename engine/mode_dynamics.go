@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,8 +93,20 @@ func (m *dynamicsMode) trajectories() dynamics.Trajectories {
 	if c.Trajectory != "" {
 		col, _ := m.data.frame.Column(c.Trajectory)
 		t.Trajectory = make([]string, m.data.frame.Rows)
+		// a numeric label is printed once per trajectory, not once per row
+		printed := map[float64]string{}
 		for i := range t.Trajectory {
-			t.Trajectory[i] = trajectoryKey(col, i)
+			if !col.DType.IsNumeric() {
+				t.Trajectory[i] = col.Strings[i]
+				continue
+			}
+			v := col.Values[i]
+			label, ok := printed[v]
+			if !ok {
+				label = trajectoryKey(col, i)
+				printed[v] = label
+			}
+			t.Trajectory[i] = label
 		}
 	}
 	return t
@@ -128,16 +141,20 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 	rng := m.rng(ControlTimeShuffle)
 	progress := m.track.progressFunc(0, 1)
 	var out []shuffled
+	// one permutation and one copy of the columns serve every refit:
+	// Discover keeps nothing of its input
+	perm := make([]int, len(traj.Time))
+	null := traj
+	null.States, null.Inputs = newColumns(traj.States), newColumns(traj.Inputs)
 	for k := range timeShuffles {
-		perm := make([]int, len(traj.Time))
 		for _, l := range labels {
 			rows := groups[l]
 			for a, b := range rng.Perm(len(rows)) {
 				perm[rows[a]] = rows[b]
 			}
 		}
-		null := traj
-		null.States, null.Inputs = permuteRows(traj.States, perm), permuteRows(traj.Inputs, perm)
+		permuteRows(null.States, traj.States, perm)
+		permuteRows(null.Inputs, traj.Inputs, perm)
 		settings.Seed++
 		settings.NoHeldOutFit = true
 		if m.expired() {
@@ -162,16 +179,22 @@ func (m *dynamicsMode) timeShuffled(ctx context.Context, traj dynamics.Trajector
 	return out, true
 }
 
-// permuteRows returns the columns of X with row i taken from row perm[i].
-func permuteRows(X [][]float64, perm []int) [][]float64 {
+// newColumns returns columns of the lengths of X's.
+func newColumns(X [][]float64) [][]float64 {
 	out := make([][]float64, len(X))
 	for j, col := range X {
 		out[j] = make([]float64, len(col))
-		for i, p := range perm {
-			out[j][i] = col[p]
-		}
 	}
 	return out
+}
+
+// permuteRows fills dst's columns with X's, row i taken from row perm[i].
+func permuteRows(dst, X [][]float64, perm []int) {
+	for j, col := range X {
+		for i, p := range perm {
+			dst[j][i] = col[p]
+		}
+	}
 }
 
 // claim is the law claim of state s: ds/dt = its right-hand side.
@@ -376,29 +399,48 @@ func checkDynamicsData(c *Constraints, f *data.Frame) error {
 		}
 	}
 	tc, _ := f.Column(c.Time) // numeric: resolve checked it
-	var traj *data.Column
+	// rows sorted by trajectory, time and row number: a repeated time is two
+	// neighbours, and the first pair in row order is reported, as a scan
+	// of the rows would find it; sorting row numbers takes a few bytes a
+	// row where a map of (trajectory, time) took tens
+	traj := make([]int32, f.Rows) // trajectory number; their count fits, as the rows do
+
 	if c.Trajectory != "" {
-		traj, _ = f.Column(c.Trajectory)
-	}
-	type key struct {
-		trajectory string
-		time       float64
-	}
-	first := make(map[key]int, f.Rows)
-	for i, t := range tc.Values {
-		k := key{time: t}
-		if traj != nil {
-			k.trajectory = trajectoryKey(traj, i)
-		}
-		if j, ok := first[k]; ok {
-			if traj != nil {
-				return constraintErr("time column %q is not increasing within trajectory %q: rows %d and %d both have time %g; give each row of a trajectory its own time",
-					c.Time, k.trajectory, j+1, i+1, t)
+		col, _ := f.Column(c.Trajectory)
+		ids := map[string]int32{}
+		for i := range traj {
+			key := trajectoryKey(col, i)
+			id, ok := ids[key]
+			if !ok {
+				id = int32(len(ids))
+				ids[key] = id
 			}
-			return constraintErr("time column %q is not increasing: rows %d and %d both have time %g; when the rows hold several trajectories, add trajectory:<column>, else give each row its own time",
-				c.Time, j+1, i+1, t)
+			traj[i] = id
 		}
-		first[k] = i
 	}
-	return nil
+	order := make([]int, f.Rows)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(traj[a], traj[b]), cmp.Compare(tc.Values[a], tc.Values[b]), cmp.Compare(a, b))
+	})
+	j, i := -1, -1
+	for k := 1; k < len(order); k++ {
+		a, b := order[k-1], order[k]
+		if traj[a] == traj[b] && tc.Values[a] == tc.Values[b] && (i < 0 || b < i) {
+			j, i = a, b
+		}
+	}
+	if i < 0 {
+		return nil
+	}
+	t := tc.Values[i]
+	if c.Trajectory != "" {
+		col, _ := f.Column(c.Trajectory)
+		return constraintErr("time column %q is not increasing within trajectory %q: rows %d and %d both have time %g; give each row of a trajectory its own time",
+			c.Time, trajectoryKey(col, i), j+1, i+1, t)
+	}
+	return constraintErr("time column %q is not increasing: rows %d and %d both have time %g; when the rows hold several trajectories, add trajectory:<column>, else give each row its own time",
+		c.Time, j+1, i+1, t)
 }

@@ -170,6 +170,7 @@ func TestDynamicsSpecErrors(t *testing.T) {
 		return withColumn(f, data.Column{Name: "label", DType: data.String, Strings: labels})
 	}
 	short := lotkaVolterraFrame(t, 0, 1).Slice(shortTrajectoryRows())
+	firstRepeat := fmt.Sprintf("rows 1 and %d ", dynamicstest.LotkaVolterraRows+1)
 	cases := []struct {
 		name  string
 		frame *data.Frame
@@ -186,9 +187,10 @@ func TestDynamicsSpecErrors(t *testing.T) {
 		{"state not a column", lv, dynamicsSpec("time:t", "dynamics:x,z"), []string{`"z"`, "not a column"}, CodeConstraintInvalid},
 		{"state not numeric", withLabel(), dynamicsSpec("time:t", "trajectory:traj", "dynamics:x,label"), []string{`"label"`, "not numeric"}, CodeConstraintInvalid},
 		{"time not numeric", withLabel(), dynamicsSpec("time:label", "dynamics:x,y"), []string{`"label"`, "numeric times"}, CodeConstraintInvalid},
-		{"time repeats without trajectory", lv, dynamicsSpec("time:t", "dynamics:x,y"), []string{`"t"`, "trajectory:<column>"}, CodeConstraintInvalid},
+		// the first repeat in row order: the second trajectory's first row
+		{"time repeats without trajectory", lv, dynamicsSpec("time:t", "dynamics:x,y"), []string{`"t"`, "trajectory:<column>", firstRepeat}, CodeConstraintInvalid},
 		{"time repeats within a trajectory", withColumn(lv, data.Column{Name: "batch", DType: data.Float64, Values: make([]float64, lv.Rows)}),
-			dynamicsSpec("time:t", "trajectory:batch", "dynamics:x,y"), []string{`"t"`, `trajectory "0"`, "its own time"}, CodeConstraintInvalid},
+			dynamicsSpec("time:t", "trajectory:batch", "dynamics:x,y"), []string{`"t"`, `trajectory "0"`, "its own time", firstRepeat}, CodeConstraintInvalid},
 		{"state is the time", lv, dynamicsSpec("time:t", "dynamics:t,x"), []string{`"t"`, "time column"}, CodeConstraintInvalid},
 		{"state excluded", lv, dynamicsSpec("time:t", "trajectory:traj", "exclude:y", "dynamics:x,y"), []string{`"y"`, "exclude"}, CodeConstraintInvalid},
 		{"neural mode", lv, Spec{Mode: ModeNeural, Parameters: Parameters{Constraints: []string{"time:t", "dynamics:x,y"}}}, []string{"mode symbolic"}, CodeConstraintInvalid},

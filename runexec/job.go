@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,6 +159,7 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 							Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
 						},
+						Env:             []corev1.EnvVar{softMemoryLimit(mem)},
 						SecurityContext: restrictedContainer(),
 						VolumeMounts:    []corev1.VolumeMount{{Name: "scratch", MountPath: "/tmp"}},
 					}},
@@ -172,6 +174,14 @@ func (x *JobExecutor) JobFor(run *discov1.Run, localQueue, tenantID string) *bat
 		job.Spec.Suspend = ptr.To(true)
 	}
 	return job
+}
+
+// softMemoryLimit is the engine's GOMEMLIMIT: 90 % of the container's memory limit, so
+// that the Go runtime collects before the heap doubles past the limit and a run whose live
+// data fit is not killed for garbage not yet collected (runtime/debug.SetMemoryLimit; the
+// manager's Deployment does the same in config/manager).
+func softMemoryLimit(limit resource.Quantity) corev1.EnvVar {
+	return corev1.EnvVar{Name: "GOMEMLIMIT", Value: strconv.FormatInt(limit.Value()/10*9, 10)}
 }
 
 // mountBlobStore mounts BlobVolume into the pod's first container at the directory of a

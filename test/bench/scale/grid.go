@@ -2,8 +2,8 @@ package main
 
 // defaultGrid is the sweep of `make bench-scale`: rows at 5 columns, then
 // columns at 10,000 rows, per mode. Symbolic points stop at 10^6 rows and 20
-// columns, dynamics at 10^5 rows, and the last conservation and dynamics
-// points are refused by their library bounds (see test/bench/README.md,
+// columns, and the last conservation and dynamics points are refused by
+// their library bounds (see test/bench/README.md,
 // "scale", for why). Dynamics points run with a 10-minute time limit, so
 // that their controls finish.
 const defaultGrid = "" +
@@ -13,5 +13,5 @@ const defaultGrid = "" +
 	"symbolic:10000x10,symbolic:10000x20," +
 	"conservation:1000x5,conservation:10000x5,conservation:100000x5,conservation:1000000x5,conservation:10000000x5," +
 	"conservation:10000x10,conservation:10000x16,conservation:10000x20," +
-	"dynamics:1000x5@10m,dynamics:10000x5@10m,dynamics:100000x5@10m," +
+	"dynamics:1000x5@10m,dynamics:10000x5@10m,dynamics:100000x5@10m,dynamics:1000000x5@10m,dynamics:10000000x5@10m," +
 	"dynamics:10000x3@10m,dynamics:10000x8@10m,dynamics:10000x10@10m"
