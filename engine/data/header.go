@@ -11,7 +11,7 @@ func Header(r io.ReaderAt, size int64, format string) ([]string, error) {
 		return nil, err
 	}
 	if format == FormatParquet {
-		file, err := openParquet(r, size)
+		file, err := openParquetSchema(r, size)
 		if err != nil {
 			return nil, err
 		}

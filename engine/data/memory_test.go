@@ -2,11 +2,13 @@ package data
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,6 +152,13 @@ func TestProfileMemoryBound(t *testing.T) {
 // row group, a batch of rows at a time.
 func writeDoubles(t *testing.T, path string, rows, cols int) {
 	t.Helper()
+	writeDoubleGroups(t, path, rows, cols, rows)
+}
+
+// writeDoubleGroups writes what writeDoubles does in row groups of at most
+// group rows.
+func writeDoubleGroups(t *testing.T, path string, rows, cols, group int) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +167,7 @@ func writeDoubles(t *testing.T, path string, rows, cols int) {
 	for j := range cols {
 		fields[fmt.Sprintf("c%02d", j)] = parquet.Leaf(parquet.DoubleType)
 	}
-	w := parquet.NewWriter(f, parquet.NewSchema("doubles", fields))
+	w := parquet.NewWriter(f, parquet.NewSchema("doubles", fields), parquet.MaxRowsPerRowGroup(int64(group)))
 	rng := rand.New(rand.NewPCG(11, 12))
 	batch := make([]parquet.Row, 1024)
 	for i := range batch {
@@ -187,4 +196,99 @@ func writeDoubles(t *testing.T, path string, rows, cols int) {
 // column at a time. Loading it holds 64 MiB of cells.
 func TestProfileMemoryBoundParquet(t *testing.T) {
 	requireBoundedProfile(t, ".parquet", 1024, 1<<18, func(t *testing.T, path string, rows int) { writeDoubles(t, path, rows, 32) })
+}
+
+// lastGroupReader is a Parquet file that, when the data of its last row
+// group is first read, collects garbage and records the heap then in use.
+type lastGroupReader struct {
+	*os.File
+	from, to int64 // the last row group's data
+	inUse    uint64
+}
+
+func (r *lastGroupReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.inUse == 0 && off >= r.from && off < r.to {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		r.inUse = m.HeapAlloc
+	}
+	return r.File.ReadAt(p, off)
+}
+
+// parquetMemory profiles the Parquet file at path and returns the heap in
+// use when its last row group is read, the bytes allocated to validate the
+// file as an upload does (Width, then Header), and the size of the file's
+// metadata.
+func parquetMemory(t *testing.T, path string) (inUse, validation uint64, footer int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := info.Size()
+	r := &lastGroupReader{File: f}
+	file, err := parquet.OpenFile(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := file.Metadata().RowGroups
+	r.from = groups[len(groups)-1].Columns[0].MetaData.DataPageOffset
+	if off := groups[len(groups)-1].Columns[0].MetaData.DictionaryPageOffset; off > 0 {
+		r.from = min(r.from, off)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		t.Fatal(err)
+	}
+	footer = int64(binary.LittleEndian.Uint32(tail[:4]))
+	r.to = size - 8 - footer
+	if _, err := ProfileReader(r, size, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.inUse == 0 {
+		t.Fatal("the last row group was not read")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := Width(f, size, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Header(f, size, ""); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return r.inUse, after.TotalAlloc - before.TotalAlloc, footer
+}
+
+// TestParquetMemoryFlatInRowGroups profiles and validates the same 2^13
+// rows × 8 doubles written in 64 and in 1024 row groups (issue 18: memory
+// bounded by a constant, not by the file). While the last row group is
+// profiled, the heap in use with 1024 row groups may not exceed that with
+// 64 by more than 1 MiB; validation may allocate the metadata's bytes once
+// for Width and once for Header, and 1 MiB more. parquet.OpenFile keeps the
+// decoded metadata of every column chunk while the file is open, so the
+// file is opened one row group at a time (see parquetFooter).
+func TestParquetMemoryFlatInRowGroups(t *testing.T) {
+	const rows, cols, slack = 1 << 13, 8, 1 << 20
+	dir := t.TempDir()
+	few, many := filepath.Join(dir, "few.parquet"), filepath.Join(dir, "many.parquet")
+	writeDoubleGroups(t, few, rows, cols, rows/64)
+	writeDoubleGroups(t, many, rows, cols, rows/1024)
+	base, _, _ := parquetMemory(t, few)
+	inUse, validation, footer := parquetMemory(t, many)
+	t.Logf("in use at the last row group: %d KiB in 1024 row groups, %d KiB in 64; validation allocated %d KiB for %d KiB of metadata",
+		inUse>>10, base>>10, validation>>10, footer>>10)
+	if inUse > base+slack {
+		t.Errorf("profiling 1024 row groups holds %d KiB more than 64 row groups of the same rows; the bound is %d KiB", (inUse-base)>>10, slack>>10)
+	}
+	if validation > uint64(2*footer)+slack {
+		t.Errorf("validating 1024 row groups allocated %d KiB for %d KiB of metadata; the bound is twice that and %d KiB", validation>>10, footer>>10, slack>>10)
+	}
 }

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -83,7 +82,7 @@ func Width(r io.ReaderAt, size int64, format string) (int, error) {
 		return 0, err
 	}
 	if format == FormatParquet {
-		file, err := openParquet(r, size)
+		file, err := openParquetSchema(r, size)
 		if err != nil {
 			return 0, err
 		}
@@ -264,32 +263,23 @@ func profileText(r io.ReaderAt, size int64) (Profile, error) {
 	return profileRows(rows, cols, exact, csvRows(r, size, delim, types, profileLimits))
 }
 
-// openParquet opens a Parquet file for profiling, refusing metadata larger
-// than maxParquetFooter before decoding it and skipping the page indexes
-// and Bloom filters, which profiling does not use.
-func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
-	// A Parquet file ends with the footer length (4 bytes, little endian) and "PAR1".
-	var tail [8]byte
-	if size < int64(len(tail)) {
-		return nil, notParquet(fmt.Errorf("%d bytes is too short", size))
-	}
-	if _, err := r.ReadAt(tail[:], size-int64(len(tail))); err != nil && err != io.EOF {
-		return nil, notParquet(err)
-	}
-	if n := binary.LittleEndian.Uint32(tail[:4]); n > maxParquetFooter {
-		return nil, &ValidationError{Code: CodeDatasetUnreadable,
-			Message: fmt.Sprintf("the Parquet metadata is %d bytes, more than the limit of %d; write the file with fewer row groups", n, maxParquetFooter)}
-	}
-	file, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+// openParquetSchema opens the Parquet file in r for its schema and row
+// count only (see parquetFooter).
+func openParquetSchema(r io.ReaderAt, size int64) (*parquet.File, error) {
+	footer, err := readParquetFooter(r, size)
 	if err != nil {
-		return nil, notParquet(err)
+		return nil, err
 	}
-	return file, nil
+	return footer.schemaFile()
 }
 
 // profileParquet profiles a flat Parquet file; the schema gives the types.
 func profileParquet(r io.ReaderAt, size int64) (Profile, error) {
-	file, err := openParquet(r, size)
+	footer, err := readParquetFooter(r, size)
+	if err != nil {
+		return Profile{}, err
+	}
+	file, err := footer.schemaFile()
 	if err != nil {
 		return Profile{}, err
 	}
@@ -303,13 +293,14 @@ func profileParquet(r io.ReaderAt, size int64) (Profile, error) {
 	for j, field := range fields {
 		cols[j] = newColumnStats(field.Name(), convs[j].dtype, true, 0)
 	}
-	return profileRows(int(file.NumRows()), cols, true, parquetRows(file, cols, convs))
+	return profileRows(int(file.NumRows()), cols, true, parquetRows(footer, file.NumRows(), cols, convs))
 }
 
-// parquetRows is a rowSource over a flat Parquet file: it reads each row
-// group row by row, a batch of at most 2^16 values at a time, so only the
-// current page of each column is decoded.
-func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowSource {
+// parquetRows is a rowSource over a flat Parquet file of numRows rows: it
+// opens one row group at a time and reads it row by row, a batch of at
+// most 2^16 values at a time, so only the current page of each column is
+// decoded.
+func parquetRows(footer *parquetFooter, numRows int64, cols []columnStats, convs []converter) rowSource {
 	return func(each func(row []cell) error) error {
 		width := len(convs)
 		batch := make([]parquet.Row, max(1, min(1024, (1<<16)/width)))
@@ -319,9 +310,13 @@ func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowS
 			return &ValidationError{Code: CodeDatasetUnreadable, Err: err,
 				Message: fmt.Sprintf("the Parquet file cannot be decoded: %v", err)}
 		}
-		for _, group := range file.RowGroups() {
-			rows := group.Rows()
-			err := readBatches(rows.ReadRows, batch, func(values parquet.Row) error {
+		for i := range footer.groups() {
+			file, err := footer.groupFile(i)
+			if err != nil {
+				return err
+			}
+			rows := file.RowGroups()[0].Rows()
+			err = readBatches(rows.ReadRows, batch, func(values parquet.Row) error {
 				n++
 				if len(values) != width {
 					return unreadable(fmt.Errorf("row %d has %d values for %d columns", n, len(values), width))
@@ -345,8 +340,8 @@ func parquetRows(file *parquet.File, cols []columnStats, convs []converter) rowS
 				return unreadable(err)
 			}
 		}
-		if n != file.NumRows() {
-			return unreadable(fmt.Errorf("found %d rows, the metadata says %d", n, file.NumRows()))
+		if n != numRows {
+			return unreadable(fmt.Errorf("found %d rows, the metadata says %d", n, numRows))
 		}
 		return nil
 	}
