@@ -13,6 +13,10 @@ import (
 // readParquet reads a flat Parquet file column by column, one page at a
 // time, so memory stays at the size of the decoded columns.
 func readParquet(r io.ReaderAt, size int64) (*Frame, error) {
+	// the metadata is bounded before parquet-go decodes it, as in profiling
+	if _, _, err := parquetFooterSpan(r, size); err != nil {
+		return nil, err
+	}
 	file, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, notParquet(err)

@@ -58,26 +58,9 @@ type parquetFooterIndex struct {
 // ordinals (RowGroup.ordinal) either all absent or each the row group's
 // position.
 func readParquetFooter(r io.ReaderAt, size int64) (*parquetFooter, error) {
-	// A Parquet file begins with "PAR1" and ends with the metadata length
-	// (4 bytes, little endian) and "PAR1".
-	var tail [8]byte
-	if size < 12 {
-		return nil, notParquet(fmt.Errorf("%d bytes is too short", size))
-	}
-	if _, err := r.ReadAt(tail[:], size-int64(len(tail))); err != nil && err != io.EOF {
-		return nil, notParquet(err)
-	}
-	if string(tail[4:]) != "PAR1" {
-		return nil, notParquet(fmt.Errorf("invalid magic footer of parquet file: %q", tail[4:]))
-	}
-	n := int64(binary.LittleEndian.Uint32(tail[:4]))
-	if n > maxParquetFooter {
-		return nil, &ValidationError{Code: CodeDatasetUnreadable,
-			Message: fmt.Sprintf("the Parquet metadata is %d bytes, more than the limit of %d; write the file with fewer row groups", n, maxParquetFooter)}
-	}
-	start := size - 8 - n
-	if start < 4 {
-		return nil, notParquet(fmt.Errorf("the metadata length %d does not fit in %d bytes", n, size))
+	start, n, err := parquetFooterSpan(r, size)
+	if err != nil {
+		return nil, err
 	}
 	buf := make([]byte, n)
 	if k, err := r.ReadAt(buf, start); k < len(buf) {
@@ -113,6 +96,33 @@ func readParquetFooter(r io.ReaderAt, size int64) (*parquetFooter, error) {
 		return nil, notParquet(err)
 	}
 	return f, nil
+}
+
+// parquetFooterSpan returns where the metadata of the Parquet file in r
+// begins and its length, refusing metadata larger than maxParquetFooter.
+func parquetFooterSpan(r io.ReaderAt, size int64) (start, n int64, err error) {
+	// A Parquet file begins with "PAR1" and ends with the metadata length
+	// (4 bytes, little endian) and "PAR1".
+	var tail [8]byte
+	if size < 12 {
+		return 0, 0, notParquet(fmt.Errorf("%d bytes is too short", size))
+	}
+	if _, err := r.ReadAt(tail[:], size-int64(len(tail))); err != nil && err != io.EOF {
+		return 0, 0, notParquet(err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return 0, 0, notParquet(fmt.Errorf("invalid magic footer of parquet file: %q", tail[4:]))
+	}
+	n = int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > maxParquetFooter {
+		return 0, 0, &ValidationError{Code: CodeDatasetUnreadable,
+			Message: fmt.Sprintf("the Parquet metadata is %d bytes, more than the limit of %d; write the file with fewer row groups", n, maxParquetFooter)}
+	}
+	start = size - 8 - n
+	if start < 4 {
+		return 0, 0, notParquet(fmt.Errorf("the metadata length %d does not fit in %d bytes", n, size))
+	}
+	return start, n, nil
 }
 
 // groups is the number of row groups.

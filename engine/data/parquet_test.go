@@ -2,10 +2,13 @@ package data
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -161,5 +164,20 @@ func TestLoadParquetByExtension(t *testing.T) {
 	f, err := Load(path, "")
 	if err != nil || f.Rows != 2 || f.Columns[0].Values[1] != 2 {
 		t.Fatalf("Load = %+v, %v", f, err)
+	}
+}
+
+// Reading a whole Parquet file refuses metadata over maxParquetFooter
+// before decoding it, as profiling and validation do.
+func TestReadRefusesOversizedParquetMetadata(t *testing.T) {
+	n := maxParquetFooter + 1
+	file := make([]byte, 4+n+8)
+	copy(file, "PAR1")
+	binary.LittleEndian.PutUint32(file[4+n:], uint32(n))
+	copy(file[4+n+4:], "PAR1")
+	_, err := Read(bytes.NewReader(file), int64(len(file)), "parquet")
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Code != CodeDatasetUnreadable || !strings.Contains(ve.Message, "more than the limit") {
+		t.Fatalf("err = %v, want dataset_unreadable naming the metadata limit", err)
 	}
 }
