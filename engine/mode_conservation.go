@@ -176,12 +176,16 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float
 		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, m.rng(ControlNoiseFeature+q.Expression))
 	}
 	passed := decided && controls.AllPassed(results)
+	degreeNote := ""
+	if note := conservation.DegreeNote(len(Xh)); note != "" {
+		degreeNote = "; " + note
+	}
 	stability := float64(stable[q.Expression]) / bootstrapRounds
 	score := controls.Score(controls.Components{Fit: 1 - rv/conservationTolerance, Controls: results,
 		Stability: stability, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
 	return Claim{
 		Type:    ClaimConservation,
-		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g, negative controls %s)", q.Expression, rv, decidedWord(passed, decided)),
+		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g%s, negative controls %s)", q.Expression, rv, degreeNote, decidedWord(passed, decided)),
 		Score:   score,
 		Scope: Scope{Variables: q.Variables, Domain: m.data.domain(q.Variables),
 			ConstraintsSatisfied: m.plan.constraints.Satisfied},

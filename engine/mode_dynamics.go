@@ -231,6 +231,9 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 	if res.SampledRows < res.Rows {
 		sample = fmt.Sprintf("; fitted on %d of %d rows", res.SampledRows, res.Rows)
 	}
+	if res.LibraryNote != "" {
+		sample += "; " + res.LibraryNote
+	}
 	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g%s; negative controls %s)",
 		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, sample, decidedWord(passed, decided))
 	if len(eq.Reasons) > 0 {

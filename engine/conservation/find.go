@@ -47,6 +47,9 @@ const independenceResidual = 0.2
 // values, or too few rows for the candidate library. Finding nothing is not an
 // error: the result is empty.
 func Find(ctx context.Context, X [][]float64, names []string, trajectory []string, opts Options) ([]Quantity, error) {
+	if opts.MaxDegree == 0 {
+		opts.MaxDegree = DefaultDegree(len(X))
+	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

@@ -3,10 +3,12 @@ package conservation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -442,5 +444,54 @@ func TestInterleavedRows(t *testing.T) {
 	}
 	if len(qs) != 1 || qs[0].Expression != "2*x^2 + v^2" {
 		t.Errorf("got %+v", qs)
+	}
+}
+
+// Left at its default, the degree drops to 1 when degree 2 would give more
+// than maxLibraryTerms candidate terms (17 variables and more), and a
+// linear quantity among 20 variables is still found; a degree that is set
+// is refused instead.
+func TestDefaultDegreeIsLoweredForManyVariables(t *testing.T) {
+	if DefaultDegree(16) != 2 || DegreeNote(16) != "" {
+		t.Errorf("16 variables: degree %d, note %q; want 2 and none", DefaultDegree(16), DegreeNote(16))
+	}
+	if DefaultDegree(17) != 1 || !strings.Contains(DegreeNote(17), "204 candidate terms") {
+		t.Errorf("17 variables: degree %d, note %q; want 1, naming the 204 terms of degree 2", DefaultDegree(17), DegreeNote(17))
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	const vars, trajs, rows = 20, 6, 100
+	X := make([][]float64, vars)
+	names := make([]string, vars)
+	var labels []string
+	for j := range names {
+		names[j] = fmt.Sprint("v", j)
+	}
+	for k := range trajs {
+		total := 1 + float64(k) // p + q is this trajectory's constant
+		walk := make([]float64, vars)
+		for range rows {
+			for j := range walk {
+				walk[j] += rng.NormFloat64()
+			}
+			for j := range vars - 1 {
+				X[j] = append(X[j], walk[j])
+			}
+			X[vars-1] = append(X[vars-1], total-walk[vars-2])
+			labels = append(labels, fmt.Sprint(k))
+		}
+	}
+	qs, err := Find(context.Background(), X, names, labels, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Expression != "v18 + v19" {
+		var got []string
+		for _, q := range qs {
+			got = append(got, q.Expression)
+		}
+		t.Errorf("found %q, want only v18 + v19", got)
+	}
+	if _, err := Find(context.Background(), X, names, labels, Options{MaxDegree: 2}); err == nil || !strings.Contains(err.Error(), "more than 200") {
+		t.Errorf("degree 2 set for 20 variables: err = %v, want the library refused", err)
 	}
 }

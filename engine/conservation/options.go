@@ -4,7 +4,10 @@ import "fmt"
 
 // Options tunes Find. Zero values select the defaults.
 type Options struct {
-	// MaxDegree is the highest total degree of the monomial terms (default 2).
+	// MaxDegree is the highest total degree of the monomial terms (default
+	// 2, lowered to 1 when 2 would give more than maxLibraryTerms candidate
+	// terms; see DefaultDegree). A degree that is set is kept, and a
+	// library too large for it is refused.
 	MaxDegree int
 	// Tolerance is the largest relative variation (see Quantity) of an
 	// accepted quantity of one or two terms (default 0.02); a quantity of n
@@ -32,6 +35,27 @@ const (
 	// stays cheap; it allows, for example, 8 variables at degree 3.
 	maxLibraryTerms = 200
 )
+
+// DefaultDegree is the MaxDegree Find uses when it is left at zero for
+// vars variables: the default, lowered as far as needed (to 1 at least)
+// for the library to hold at most maxLibraryTerms candidate terms.
+func DefaultDegree(vars int) int {
+	d := defaultMaxDegree
+	for d > 1 && librarySize(vars, d) > maxLibraryTerms {
+		d--
+	}
+	return d
+}
+
+// DegreeNote says why DefaultDegree(vars) is below the default, and is
+// empty when it is not.
+func DegreeNote(vars int) string {
+	if d := DefaultDegree(vars); d < defaultMaxDegree {
+		return fmt.Sprintf("library of degree %d: at degree %d the %d variables give %d candidate terms, more than the %d allowed",
+			d, defaultMaxDegree, vars, librarySize(vars, defaultMaxDegree), maxLibraryTerms)
+	}
+	return ""
+}
 
 // withDefaults fills zero fields and rejects values that make no sense.
 func (o Options) withDefaults() (Options, error) {

@@ -31,7 +31,10 @@ func (m DerivativeMethod) String() string {
 // Settings tunes Discover; the zero value is the default.
 type Settings struct {
 	// Degree is the largest total degree of the polynomial terms
-	// (default 3, at most 5).
+	// (default 3, at most 5). Left at its default, it is lowered as far as
+	// needed (to 1 at least) for the library to hold at most maxLibrary
+	// terms, and Result.Degree says so; a degree that is set is kept, and
+	// a library too large for it is refused.
 	Degree int
 	// NoTrig drops the sin and cos terms of each variable.
 	NoTrig bool
@@ -119,6 +122,11 @@ type Result struct {
 	Simulation Simulation
 	// Library lists the candidate terms, in regression order.
 	Library []string
+	// Degree is the library's largest total degree; LibraryNote says why
+	// it is below the default when it was lowered to keep the library
+	// within maxLibrary terms ("" otherwise).
+	Degree      int
+	LibraryNote string
 	// Method names the derivative treatment, Selection the model choice.
 	Method, Selection string
 	// TrainingRows is the number of regression rows (test functions or
@@ -169,6 +177,7 @@ type Equation struct {
 // ensemble inclusion probabilities and held-out simulation as evidence. See
 // the package documentation for the method and the acceptance rule.
 func Discover(ctx context.Context, data Trajectories, settings Settings) (Result, error) {
+	lowerable := settings.Degree == 0
 	settings, err := settings.withDefaults()
 	if err != nil {
 		return Result{}, err
@@ -187,6 +196,11 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	states := len(data.StateNames)
 	names := slices.Concat(data.StateNames, data.InputNames)
 	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
+	full := len(lib)
+	for lowerable && len(lib) > maxLibrary && settings.Degree > 1 {
+		settings.Degree--
+		lib = buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
+	}
 	if len(lib) > maxLibrary {
 		return Result{}, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, len(names), settings.Degree, len(lib), maxLibrary)
 	}
@@ -206,6 +220,7 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		all[i] = i
 	}
 	res := Result{
+		Degree:               settings.Degree,
 		Method:               settings.Derivatives.String(),
 		Selection:            fmt.Sprintf("STLSQ path and backward elimination; support by BIC of the %d-fold cross-validated residual", folds),
 		TrainingRows:         d.total(),
@@ -215,6 +230,10 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	}
 	for _, t := range lib {
 		res.Library = append(res.Library, t.Name)
+	}
+	if len(lib) < full {
+		res.LibraryNote = fmt.Sprintf("library of degree %d: at degree %d the %d states and inputs make %d terms, more than the %d allowed",
+			settings.Degree, defaultDegree, len(names), full, maxLibrary)
 	}
 	coefs := make([][]float64, states)
 	for s := range states {

@@ -2,10 +2,12 @@ package dynamics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -174,4 +176,71 @@ func mustGroups(t *testing.T, d Trajectories) []group {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// chain is the damped chain ẋ_i = −d_i·x_i + x_{i+1} − x_{i−1} on n states
+// (d_i = 0.3 + 0.1·(i mod 3)), as test/bench/scale generates it.
+func chain(n int) system {
+	sys := system{truth: make([]map[string]float64, n)}
+	for i := range n {
+		sys.names = append(sys.names, fmt.Sprint("x", i))
+	}
+	for i := range n {
+		sys.truth[i] = map[string]float64{sys.names[i]: -(0.3 + 0.1*float64(i%3))}
+		if i+1 < n {
+			sys.truth[i][sys.names[i+1]] = 1
+		}
+		if i > 0 {
+			sys.truth[i][sys.names[i-1]] = -1
+		}
+	}
+	sys.f = func(x, dx []float64) {
+		for i := range n {
+			dx[i] = -(0.3 + 0.1*float64(i%3)) * x[i]
+			if i+1 < n {
+				dx[i] += x[i+1]
+			}
+			if i > 0 {
+				dx[i] -= x[i-1]
+			}
+		}
+	}
+	return sys
+}
+
+// TestDiscoverLowersTheDefaultDegree: 10 states at degree 3 make 306
+// library terms, more than maxLibrary, so the default degree drops to 2
+// (86 terms) and says so, and the chain is still found; a degree that is
+// set is refused instead.
+func TestDiscoverLowersTheDefaultDegree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	sys := chain(10)
+	ics := make([][]float64, 8)
+	for i := range ics {
+		for range 10 {
+			ics[i] = append(ics[i], rng.NormFloat64())
+		}
+	}
+	d := sample(t, sys, ics, grid(500, 0.01), 0.01, 2)
+	res, err := Discover(context.Background(), d, Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Degree != 2 || len(res.Library) != 86 || !strings.Contains(res.LibraryNote, "306 terms") {
+		t.Errorf("degree %d, %d terms, note %q; want degree 2, 86 terms and a note naming the 306 terms of degree 3", res.Degree, len(res.Library), res.LibraryNote)
+	}
+	if ok, why := exact(res, sys, 0.02); !ok {
+		t.Errorf("at degree 2: %s", why)
+	}
+	if _, err := Discover(context.Background(), d, Settings{Seed: 1, Degree: 3}); !errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "306 library terms") {
+		t.Errorf("degree 3 set: err = %v, want ErrInvalidData naming 306 library terms", err)
+	}
+	// within the bound the default stays 3, with no note
+	small, err := Discover(context.Background(), sample(t, linear3, [][]float64{{1, 0, 0}, {0, 1, 1}, {-1, 0.5, 2}, {0.5, -1, -1}}, grid(400, 0.025), 0, 1), Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Degree != 3 || small.LibraryNote != "" {
+		t.Errorf("3 states: degree %d, note %q; want 3 and none", small.Degree, small.LibraryNote)
+	}
 }
