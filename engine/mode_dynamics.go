@@ -39,7 +39,8 @@ const timeShuffles = 19
 // dynamicsMode discovers equations of motion, dx/dt = f(states, inputs),
 // for the states a dynamics: constraint names (issue 18, item 1). It runs
 // in symbolic mode in place of the law search: the sparse regression of
-// engine/dynamics over a library of monomials (degree 3) and sin/cos of the
+// engine/dynamics over a library of monomials (degree 3, lower when the
+// states and inputs are many; the claims' summary says so) and sin/cos of the
 // states and inputs, in the weak form, chosen by cross-validation. The
 // neuro-symbolic surrogate has nothing to add to a library regression, so
 // the other modes refuse dynamics:. Inputs are the numeric columns that are

@@ -41,7 +41,9 @@
 // # Search
 //
 // The library holds every monomial of the states and inputs up to total
-// degree 3 (Settings.Degree) and sin and cos of each of them. Columns are
+// degree 3 (Settings.Degree; left at its default, lowered as far as needed
+// for the library to hold at most 200 terms, so up to 66 states and inputs
+// at degree 1) and sin and cos of each of them. Columns are
 // normalised; for each state, candidate supports come from sequentially
 // thresholded least squares (STLSQ, Brunton et al. 2016) over a ladder of
 // 40 thresholds, and from forward selection and backward elimination,
