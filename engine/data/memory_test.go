@@ -19,6 +19,21 @@ import (
 // memoryChildEnv names the file the child process profiles.
 const memoryChildEnv = "DISCO_PROFILE_MEMORY_FILE"
 
+// openSized opens path for the rest of the test and returns it with its size.
+func openSized(t *testing.T, path string) (*os.File, int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, info.Size()
+}
+
 // TestProfileMemoryChild is the child of TestProfileMemoryBound: it only
 // profiles the file it is given, so its peak RSS is the profiler's.
 func TestProfileMemoryChild(t *testing.T) {
@@ -26,16 +41,8 @@ func TestProfileMemoryChild(t *testing.T) {
 	if path == "" {
 		t.Skip("run by TestProfileMemoryBound")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ProfileReader(f, info.Size(), "") // CSV or Parquet, by content
+	f, size := openSized(t, path)
+	p, err := ProfileReader(f, size, "") // CSV or Parquet, by content
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,16 +229,7 @@ func (r *lastGroupReader) ReadAt(p []byte, off int64) (int, error) {
 // metadata.
 func parquetMemory(t *testing.T, path string) (inUse, validation uint64, footer int64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := info.Size()
+	f, size := openSized(t, path)
 	r := &lastGroupReader{File: f}
 	file, err := parquet.OpenFile(f, size)
 	if err != nil {
