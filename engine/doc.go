@@ -172,7 +172,7 @@
 // the regression did not use. Row rule (engine/dynamics/sample.go): the
 // regression and the simulation use at most 100,000 rows; beyond that
 // they use evenly spaced whole trajectories (long ones cut into windows of
-// at most 2,000 rows), the summary says "fitted on N of M rows", and
+// at most 2,000 rows), the summary says "fitted and simulated on N of M rows", and
 // held_out_r_squared measures every row left out. term_inclusion is each term's share
 // of the 20 subsampled refits, bootstrap_stability the smallest of them;
 // complexity counts each term's degree (sin, cos: 2) plus one for its

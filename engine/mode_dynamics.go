@@ -230,7 +230,7 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 		Complexity: complexity, MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
 	sample := ""
 	if res.SampledRows < res.Rows {
-		sample = fmt.Sprintf("; fitted on %d of %d rows", res.SampledRows, res.Rows)
+		sample = fmt.Sprintf("; fitted and simulated on %d of %d rows", res.SampledRows, res.Rows)
 	}
 	if res.LibraryNote != "" {
 		sample += "; " + res.LibraryNote

@@ -77,7 +77,7 @@ func TestDynamicsLotkaVolterra(t *testing.T) {
 		if ev.HeldOutRSquared == nil || *ev.HeldOutRSquared < 0.9 {
 			t.Errorf("%s = %s: held_out_r_squared %v, want at least 0.9", target, c.Expression, ev.HeldOutRSquared)
 		}
-		if strings.Contains(c.Summary, "fitted on") {
+		if strings.Contains(c.Summary, "fitted and simulated on") {
 			t.Errorf("%s: summary %q names a sample, but every row was fitted on", target, c.Summary)
 		}
 		if c.Scope.Variables[0] != strings.TrimSuffix(strings.TrimPrefix(target, "d"), "/dt") {
