@@ -77,7 +77,10 @@
 // trajectory column or an excluded one, a time column that is not numeric
 // or repeats a time within a trajectory, and trajectories too short or
 // inputs too many for engine/dynamics are "constraint_invalid"; a target
-// that is not a state is "parameter_invalid". A units: entry that is not
+// that is not a state is "parameter_invalid". A symbolic or
+// neuro-symbolic run with trajectory: whose variables are too many for the
+// conservation search even at degree 1 (more than 66) is also
+// "constraint_invalid", before anything runs. A units: entry that is not
 // column=unit, a column given twice or not in the dataset, or a unit
 // string that does not parse (the message gives engine/units' column and
 // what it expected) is "constraint_invalid".

@@ -202,9 +202,9 @@ func TestDiscoverRefusesBadSpecBeforeRunning(t *testing.T) {
 }
 
 // A conservation search that cannot run (more variables than its library
-// allows even at degree 1: 67 and more) fails the run with the reason,
-// also under a time limit: only the schedule's own deadline is a cut that
-// keeps the laws and sets TimedOut.
+// allows even at degree 1: 67 and more) refuses the run with the reason
+// before anything runs (Validate), also under a time limit: it is not a
+// time cut that keeps the laws and sets TimedOut.
 func TestConservationRefusalIsNotATimeCut(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	names := []string{"traj"}
@@ -220,10 +220,19 @@ func TestConservationRefusalIsNotATimeCut(t *testing.T) {
 		}
 		cols = append(cols, col)
 	}
-	f := frameOf(t, names, cols...)
-	res, err := Discover(context.Background(), f, Spec{Mode: ModeSymbolic, Targets: []string{"x0"}, Seed: 1, TimeLimit: 10 * time.Minute,
-		Parameters: Parameters{Epochs: 5, Constraints: []string{"trajectory:traj"}}}, nil)
+	times := make([]float64, 200)
+	for i := range times {
+		times[i] = float64(i)
+	}
+	f := frameOf(t, append(names, "t"), append(cols, times)...)
+	spec := Spec{Mode: ModeSymbolic, Targets: []string{"x0"}, Seed: 1, TimeLimit: 10 * time.Minute,
+		Parameters: Parameters{Epochs: 5, Constraints: []string{"trajectory:traj", "time:t"}}}
+	checkSpecError(t, spec.Validate(f), CodeConstraintInvalid, []string{"trajectory:traj", "70 variables at degree 1 give 210 candidate terms", "include:"})
+	res, err := Discover(context.Background(), f, spec, nil)
 	if err == nil || !strings.Contains(err.Error(), "more than 200") {
 		t.Fatalf("want the conservation library's refusal, got %v (timed out %v)", err, res != nil && res.Summary.TimedOut)
 	}
+	// a dynamics run of as many states and inputs is refused the same way
+	dyn := Spec{Mode: ModeSymbolic, Seed: 1, Parameters: Parameters{Constraints: []string{"time:t", "trajectory:traj", "dynamics:x0,x1"}}}
+	checkSpecError(t, dyn.Validate(f), CodeConstraintInvalid, []string{"dynamics:", "70 states and inputs at degree 1 make 211 library terms", "include:"})
 }

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
+	"github.com/discolab/disco/engine/conservation"
 	"github.com/discolab/disco/engine/data"
+	"github.com/discolab/disco/engine/dynamics"
 	"github.com/discolab/disco/engine/neural"
 	"github.com/discolab/disco/engine/symbolic"
 )
@@ -112,6 +115,9 @@ func (s Spec) resolve(f *data.Frame) (*plan, error) {
 	if err := p.resolveVariables(f); err != nil {
 		return nil, err
 	}
+	if err := p.checkLibraries(); err != nil {
+		return nil, err
+	}
 	for _, name := range p.controls {
 		if name == ControlTimeShift && c.Time == "" {
 			return nil, specErrorf(CodeParameterInvalid, "negative_controls",
@@ -119,6 +125,31 @@ func (s Spec) resolve(f *data.Frame) (*plan, error) {
 		}
 	}
 	return p, p.checkValues(f)
+}
+
+// checkLibraries refuses, before anything runs, a run whose library
+// searches cannot take its variables even at degree 1 (more than 66): the
+// dynamics regression of a dynamics: run, and the conservation search that
+// follows the laws of a symbolic or neuro-symbolic run with trajectory:.
+// Without this the conservation search would fail the run after its law
+// search had spent its time.
+func (p *plan) checkLibraries() error {
+	c := p.constraints
+	vars := len(p.features) + len(p.targets)
+	if len(c.Dynamics) > 0 {
+		if err := dynamics.CheckVariables(vars); err != nil {
+			msg := strings.TrimPrefix(err.Error(), dynamics.ErrInvalidData.Error()+": ")
+			return constraintErr("dynamics: %s; name fewer inputs with include: or exclude:", msg)
+		}
+	}
+	lawMode := p.spec.Mode == ModeSymbolic || p.spec.Mode == ModeNeuroSymbolic
+	if c.Trajectory != "" && lawMode {
+		if err := conservation.CheckVariables(vars); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "conservation: ")
+			return constraintErr("trajectory:%s starts a conservation search, but %s; name fewer variables with include: or exclude:", c.Trajectory, msg)
+		}
+	}
+	return nil
 }
 
 // checkParameters validates the parameters that do not depend on data.

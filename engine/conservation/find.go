@@ -61,9 +61,8 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 	if err != nil {
 		return nil, err
 	}
-	if n := librarySize(len(X), opts.MaxDegree); n > maxLibraryTerms {
-		return nil, fmt.Errorf("conservation: %d variables at degree %d give %d candidate terms, more than %d",
-			len(X), opts.MaxDegree, n, maxLibraryTerms)
+	if err := checkLibrary(len(X), opts.MaxDegree); err != nil {
+		return nil, err
 	}
 	base := buildLibrary(X, names, opts.MaxDegree)
 	p := newProblem(base, groups, len(trajectory))

@@ -458,6 +458,12 @@ func TestDefaultDegreeIsLoweredForManyVariables(t *testing.T) {
 	if DefaultDegree(17) != 1 || !strings.Contains(DegreeNote(17), "204 candidate terms") {
 		t.Errorf("17 variables: degree %d, note %q; want 1, naming the 204 terms of degree 2", DefaultDegree(17), DegreeNote(17))
 	}
+	if err := CheckVariables(66); err != nil {
+		t.Errorf("66 variables (198 terms at degree 1): %v", err)
+	}
+	if err := CheckVariables(67); err == nil || !strings.Contains(err.Error(), "201 candidate terms") {
+		t.Errorf("67 variables: err = %v, want the 201 terms of degree 1 refused", err)
+	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	const vars, trajs, rows = 20, 6, 100
 	X := make([][]float64, vars)

@@ -47,6 +47,23 @@ func DefaultDegree(vars int) int {
 	return d
 }
 
+// CheckVariables returns the error Find returns when vars variables make
+// more than maxLibraryTerms candidate terms even at DefaultDegree(vars),
+// and nil when they fit: a caller can refuse such a search before it
+// starts.
+func CheckVariables(vars int) error {
+	return checkLibrary(vars, DefaultDegree(vars))
+}
+
+// checkLibrary refuses a library of more than maxLibraryTerms terms.
+func checkLibrary(vars, degree int) error {
+	if n := librarySize(vars, degree); n > maxLibraryTerms {
+		return fmt.Errorf("conservation: %d variables at degree %d give %d candidate terms, more than %d",
+			vars, degree, n, maxLibraryTerms)
+	}
+	return nil
+}
+
 // DegreeNote says why DefaultDegree(vars) is below the default, and is
 // empty when it is not.
 func DegreeNote(vars int) string {

@@ -136,6 +136,36 @@ func buildLibrary(names []string, degree int, trig bool, extra []Term) []Term {
 	return append(lib, extra...)
 }
 
+// librarySize is len(buildLibrary(names, degree, true, nil)) for vars
+// names: the C(vars+degree, degree) monomials of total degree at most
+// degree, and sin and cos of each variable (the monomials alone once they
+// pass 2^20, so that large counts do not overflow).
+func librarySize(vars, degree int) int {
+	n := 1
+	for k := 1; k <= degree; k++ {
+		n = n * (vars + k) / k
+		if n > 1<<20 {
+			return n
+		}
+	}
+	return n + 2*vars
+}
+
+// CheckVariables returns the error Discover returns, with the default
+// settings, when vars states and inputs make more than maxLibrary library
+// terms even at degree 1, and nil when they fit: a caller can refuse the
+// run before it starts.
+func CheckVariables(vars int) error {
+	d := defaultDegree
+	for d > 1 && librarySize(vars, d) > maxLibrary {
+		d--
+	}
+	if n := librarySize(vars, d); n > maxLibrary {
+		return fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, vars, d, n, maxLibrary)
+	}
+	return nil
+}
+
 // evalRow fills out[j] = lib[j](z).
 func evalRow(lib []Term, z, out []float64) {
 	for j, t := range lib {

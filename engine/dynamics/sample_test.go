@@ -244,3 +244,26 @@ func TestDiscoverLowersTheDefaultDegree(t *testing.T) {
 		t.Errorf("3 states: degree %d, note %q; want 3 and none", small.Degree, small.LibraryNote)
 	}
 }
+
+// CheckVariables refuses exactly what Discover refuses with the default
+// settings, and librarySize counts what buildLibrary builds.
+func TestCheckVariablesMatchesTheLibrary(t *testing.T) {
+	for vars := 1; vars <= 70; vars++ {
+		names := make([]string, vars)
+		for j := range names {
+			names[j] = fmt.Sprint("v", j)
+		}
+		for degree := 1; degree <= 3 && (degree < 3 || vars <= 20); degree++ {
+			if got, want := librarySize(vars, degree), len(buildLibrary(names, degree, true, nil)); got != want {
+				t.Fatalf("%d variables at degree %d: librarySize %d, buildLibrary %d terms", vars, degree, got, want)
+			}
+		}
+		err := CheckVariables(vars)
+		if fits := vars <= 66; (err == nil) != fits {
+			t.Errorf("%d variables: err = %v, want refused only past 66", vars, err)
+		}
+		if err != nil && (!errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "at degree 1")) {
+			t.Errorf("%d variables: err = %v, want ErrInvalidData at degree 1", vars, err)
+		}
+	}
+}
