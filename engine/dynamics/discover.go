@@ -195,15 +195,17 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	}
 	states := len(data.StateNames)
 	names := slices.Concat(data.StateNames, data.InputNames)
-	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
-	full := len(lib)
-	for lowerable && len(lib) > maxLibrary && settings.Degree > 1 {
+	// the library is counted before it is built: many variables at a high
+	// degree would make more terms than memory holds
+	size := func() int { return librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms) }
+	full := size()
+	for lowerable && size() > maxLibrary && settings.Degree > 1 {
 		settings.Degree--
-		lib = buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
 	}
-	if len(lib) > maxLibrary {
-		return Result{}, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, len(names), settings.Degree, len(lib), maxLibrary)
+	if n := size(); n > maxLibrary {
+		return Result{}, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, len(names), settings.Degree, n, maxLibrary)
 	}
+	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
 	train, test, heldOut, err := split(segs)
 	if err != nil {
 		return Result{}, err

@@ -3,6 +3,7 @@ package dynamics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -255,6 +256,13 @@ func TestDiscoverRejectsBadInput(t *testing.T) {
 		},
 		"overflow": func(d *Trajectories, _ *Settings) { d.States[0][7] = 1e120 },
 		"max rows": func(_ *Trajectories, s *Settings) { s.MaxRows = minMaxRows - 1 },
+		// counted, not built: degree 3 would make 4.5·10⁹ terms
+		"inputs too many": func(d *Trajectories, _ *Settings) {
+			for j := range 3000 {
+				d.InputNames = append(d.InputNames, fmt.Sprint("u", j))
+				d.Inputs = append(d.Inputs, make([]float64, len(d.Time)))
+			}
+		},
 	}
 	for name, mutate := range cases {
 		d, s := good(), Settings{}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat/combin"
 )
 
 // Term is one candidate function of the right-hand sides. Eval receives the
@@ -136,20 +138,24 @@ func buildLibrary(names []string, degree int, trig bool, extra []Term) []Term {
 	return append(lib, extra...)
 }
 
-// librarySize is len(buildLibrary(names, degree, true, nil)) for vars
+// librarySize is len(buildLibrary(names, degree, trig, nil)) for vars
 // names: the C(vars+degree, degree) monomials of total degree at most
-// degree, and sin and cos of each variable (the monomials alone once they
-// pass 2^20, so that large counts do not overflow).
-func librarySize(vars, degree int) int {
-	n := 1
-	for k := 1; k <= degree; k++ {
-		n = n * (vars + k) / k
-		if n > 1<<20 {
-			return n
-		}
+// degree, and with trig sin and cos of each variable. Past maxCountedVars
+// it is math.MaxInt, which every bound refuses: C(maxCountedVars+5, 5)
+// is the largest count that fits an int at the largest degree, maxDegree.
+func librarySize(vars, degree int, trig bool) int {
+	if vars > maxCountedVars {
+		return math.MaxInt
 	}
-	return n + 2*vars
+	n := combin.Binomial(vars+degree, degree)
+	if trig {
+		n += 2 * vars
+	}
+	return n
 }
+
+// maxCountedVars is the most variables librarySize counts exactly.
+const maxCountedVars = 4096
 
 // CheckVariables returns the error Discover returns, with the default
 // settings, when vars states and inputs make more than maxLibrary library
@@ -157,10 +163,10 @@ func librarySize(vars, degree int) int {
 // run before it starts.
 func CheckVariables(vars int) error {
 	d := defaultDegree
-	for d > 1 && librarySize(vars, d) > maxLibrary {
+	for d > 1 && librarySize(vars, d, true) > maxLibrary {
 		d--
 	}
-	if n := librarySize(vars, d); n > maxLibrary {
+	if n := librarySize(vars, d, true); n > maxLibrary {
 		return fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, vars, d, n, maxLibrary)
 	}
 	return nil

@@ -254,7 +254,7 @@ func TestCheckVariablesMatchesTheLibrary(t *testing.T) {
 			names[j] = fmt.Sprint("v", j)
 		}
 		for degree := 1; degree <= 3 && (degree < 3 || vars <= 20); degree++ {
-			if got, want := librarySize(vars, degree), len(buildLibrary(names, degree, true, nil)); got != want {
+			if got, want := librarySize(vars, degree, true), len(buildLibrary(names, degree, true, nil)); got != want {
 				t.Fatalf("%d variables at degree %d: librarySize %d, buildLibrary %d terms", vars, degree, got, want)
 			}
 		}
