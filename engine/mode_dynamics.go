@@ -31,6 +31,11 @@ const (
 	ControlTimeShuffle = "time_shuffle"
 )
 
+// dynamicsMaxRows is the runs' dynamics.Settings.MaxRows: 0, the
+// package's default (dynamics.DefaultMaxRows); tests lower it to reach the
+// row rule on small data.
+var dynamicsMaxRows int
+
 // timeShuffles is the number of time-shuffled copies of the data the
 // dynamics controls refit on: with 19, the smallest attainable permutation
 // p-value, 1/(1+19), is controls.Alpha.
@@ -60,7 +65,7 @@ func (m *dynamicsMode) discover(ctx context.Context) error {
 	m.track.skip(StageNeuralPretraining)
 	m.track.begin(StageSymbolic)
 	traj := m.trajectories()
-	settings := dynamics.Settings{Seed: uint64(m.plan.spec.Seed)}
+	settings := dynamics.Settings{Seed: uint64(m.plan.spec.Seed), MaxRows: dynamicsMaxRows}
 	searchCtx, cancel := m.searchContext(ctx)
 	res, err := dynamics.Discover(searchCtx, traj, settings)
 	m.noteExpiry(searchCtx)

@@ -330,3 +330,45 @@ func TestDynamicsPlotSeriesBoundedOnLongTrajectories(t *testing.T) {
 		}
 	}
 }
+
+// Past the row rule's bound (lowered here from 100,000 to 4,000 rows) a
+// dynamics claim says how many rows it was fitted and simulated on, and
+// reports its fit on every other row.
+func TestDynamicsClaimsNameTheirSample(t *testing.T) {
+	defer func(old int) { dynamicsMaxRows = old }(dynamicsMaxRows)
+	dynamicsMaxRows = 4000
+	times := make([]float64, 500)
+	for i := range times {
+		times[i] = float64(i) * 0.01
+	}
+	var tc, traj, xs, ys []float64
+	for k := range 16 {
+		x0 := []float64{1 + float64(k%5), -1 + float64(k%3)}
+		path, err := dynamics.Integrate(func(_ float64, x, dx []float64) { dx[0] = -0.5*x[0] + x[1]; dx[1] = -x[0] - 0.3*x[1] },
+			x0, times, dynamics.IntegrateOptions{RelTol: 1e-10, AbsTol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range path {
+			tc, traj, xs, ys = append(tc, times[i]), append(traj, float64(k)), append(xs, p[0]), append(ys, p[1])
+		}
+	}
+	f := frameOf(t, []string{"t", "traj", "x", "y"}, tc, traj, xs, ys)
+	res, err := Discover(context.Background(), f, dynamicsSpec("time:t", "trajectory:traj", "dynamics:x,y"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	laws := lawClaims(res)
+	for _, target := range []string{"dx/dt", "dy/dt"} {
+		c, ok := laws[target]
+		if !ok {
+			t.Fatalf("no claim for %s: %v", target, laws)
+		}
+		if !strings.Contains(c.Summary, "fitted and simulated on 4000 of 8000 rows") {
+			t.Errorf("%s: summary %q does not name the sample", target, c.Summary)
+		}
+		if h := c.Evidence.HeldOutRSquared; h == nil || *h < 0.99 {
+			t.Errorf("%s = %s: held_out_r_squared %v, want ≥ 0.99 on the rows left out", target, c.Expression, h)
+		}
+	}
+}
