@@ -197,7 +197,9 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	names := slices.Concat(data.StateNames, data.InputNames)
 	// the library is counted before it is built: many variables at a high
 	// degree would make more terms than memory holds
-	size := func() int { return librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms) }
+	size := func() int {
+		return librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms)
+	}
 	full := size()
 	for lowerable && size() > maxLibrary && settings.Degree > 1 {
 		settings.Degree--
