@@ -53,20 +53,6 @@ type group struct {
 	rows  []int
 }
 
-// segments validates d and returns its trajectories sorted by time, with
-// each row's values in the order states, then inputs.
-func (d Trajectories) segments() ([]segment, error) {
-	groups, err := d.groups()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]segment, len(groups))
-	for g, gr := range groups {
-		out[g] = d.piece(gr)
-	}
-	return out, nil
-}
-
 // groups validates d and returns its trajectories as row numbers sorted by
 // time, without copying any value; piece copies one of them.
 func (d Trajectories) groups() ([]group, error) {

@@ -195,18 +195,12 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	}
 	states := len(data.StateNames)
 	names := slices.Concat(data.StateNames, data.InputNames)
-	// the library is counted before it is built: many variables at a high
-	// degree would make more terms than memory holds
-	size := func() int {
-		return librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms)
+	full := librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms)
+	degree, err := libraryDegree(len(names), settings.Degree, lowerable, !settings.NoTrig, len(settings.ExtraTerms))
+	if err != nil {
+		return Result{}, err
 	}
-	full := size()
-	for lowerable && size() > maxLibrary && settings.Degree > 1 {
-		settings.Degree--
-	}
-	if n := size(); n > maxLibrary {
-		return Result{}, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, len(names), settings.Degree, n, maxLibrary)
-	}
+	settings.Degree = degree
 	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
 	train, test, heldOut, err := split(segs)
 	if err != nil {
@@ -268,15 +262,7 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		res.Equations = append(res.Equations, eq)
 	}
 	// the simulation evaluates only the terms some equation uses
-	var used []int
-	for j := range lib {
-		for s := range states {
-			if coefs[s][j] != 0 {
-				used = append(used, j)
-				break
-			}
-		}
-	}
+	used := usedTerms(coefs)
 	row := make([]float64, len(lib))
 	rhs := func(z, dx []float64) {
 		for _, j := range used {
@@ -284,8 +270,8 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		}
 		for s := range states {
 			var v float64
-			for j, c := range coefs[s] {
-				if c != 0 {
+			for _, j := range used {
+				if c := coefs[s][j]; c != 0 {
 					v += c * row[j]
 				}
 			}
@@ -391,6 +377,21 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 		return nil, err
 	}
 	return d, nil
+}
+
+// usedTerms returns, in library order, the terms with a non-zero
+// coefficient in some state's equation.
+func usedTerms(coefs [][]float64) []int {
+	var used []int
+	for j := range coefs[0] {
+		for s := range coefs {
+			if coefs[s][j] != 0 {
+				used = append(used, j)
+				break
+			}
+		}
+	}
+	return used
 }
 
 // radius is the half-width of the test functions (or local polynomials) on

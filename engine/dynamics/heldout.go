@@ -15,15 +15,10 @@ import (
 // the claim's evidence is computed on all rows).
 func heldOutFit(ctx context.Context, res *Result, data Trajectories, test []segment, rest []group, lib []Term, coefs [][]float64, settings Settings) error {
 	// only the terms some equation uses are evaluated
-	var sub []Term
-	var idx []int
-	for j, t := range lib {
-		for s := range coefs {
-			if coefs[s][j] != 0 {
-				sub, idx = append(sub, t), append(idx, j)
-				break
-			}
-		}
+	idx := usedTerms(coefs)
+	sub := make([]Term, len(idx))
+	for k, j := range idx {
+		sub[k] = lib[j]
 	}
 	states := len(coefs)
 	rss, tot := make([]float64, states), make([]float64, states)

@@ -109,3 +109,18 @@ func exact(res Result, sys system, tol float64) (bool, string) {
 	}
 	return true, ""
 }
+
+// segments validates d and returns all its trajectories as Discover's
+// pieces, sorted by time, each row's values in the order states, then
+// inputs.
+func (d Trajectories) segments() ([]segment, error) {
+	groups, err := d.groups()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]segment, len(groups))
+	for g, gr := range groups {
+		out[g] = d.piece(gr)
+	}
+	return out, nil
+}

@@ -162,14 +162,25 @@ const maxCountedVars = 4096
 // terms even at degree 1, and nil when they fit: a caller can refuse the
 // run before it starts.
 func CheckVariables(vars int) error {
-	d := defaultDegree
-	for d > 1 && librarySize(vars, d, true) > maxLibrary {
-		d--
+	_, err := libraryDegree(vars, defaultDegree, true, true, 0)
+	return err
+}
+
+// libraryDegree returns the degree of the library of vars variables (with
+// sin and cos when trig, and extra further terms): degree, or when lower
+// is set the highest degree down to 1 whose library holds at most
+// maxLibrary terms. The library is counted, not built: many variables at
+// a high degree would make more terms than memory holds. A library that
+// does not fit is ErrInvalidData.
+func libraryDegree(vars, degree int, lower, trig bool, extra int) (int, error) {
+	size := func() int { return librarySize(vars, degree, trig) + extra }
+	for lower && size() > maxLibrary && degree > 1 {
+		degree--
 	}
-	if n := librarySize(vars, d, true); n > maxLibrary {
-		return fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, vars, d, n, maxLibrary)
+	if n := size(); n > maxLibrary {
+		return degree, fmt.Errorf("%w: %d states and inputs at degree %d make %d library terms, at most %d are allowed", ErrInvalidData, vars, degree, n, maxLibrary)
 	}
-	return nil
+	return degree, nil
 }
 
 // evalRow fills out[j] = lib[j](z).
