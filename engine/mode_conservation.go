@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -44,7 +43,8 @@ func (m *conservationMode) discover(ctx context.Context) error {
 	for j, v := range vars {
 		X[j] = m.data.column(v)
 	}
-	labels := m.trajectoryLabels()
+	col, _ := m.data.frame.Column(m.plan.constraints.Trajectory)
+	labels := trajectoryLabels(col, m.data.frame.Rows)
 	Xt, lt := rowsOf(X, m.data.train), pickRows(labels, m.data.train)
 	// In symbolic and neuro-symbolic runs this search follows the laws: it
 	// and its bootstrap share the time left before the refits' end
@@ -87,20 +87,6 @@ func (m *conservationMode) position(name string) int {
 		}
 	}
 	return -1
-}
-
-// trajectoryLabels renders the trajectory column as strings.
-func (m *conservationMode) trajectoryLabels() []string {
-	col, _ := m.data.frame.Column(m.plan.constraints.Trajectory)
-	out := make([]string, m.data.frame.Rows)
-	for i := range out {
-		if col.DType.IsNumeric() {
-			out[i] = strconv.FormatFloat(col.Values[i], 'g', -1, 64)
-		} else {
-			out[i] = col.Strings[i]
-		}
-	}
-	return out
 }
 
 // bootstrap reruns the search on trajectory resamples and returns how many

@@ -98,22 +98,7 @@ func (m *dynamicsMode) trajectories() dynamics.Trajectories {
 	}
 	if c.Trajectory != "" {
 		col, _ := m.data.frame.Column(c.Trajectory)
-		t.Trajectory = make([]string, m.data.frame.Rows)
-		// a numeric label is printed once per trajectory, not once per row
-		printed := map[float64]string{}
-		for i := range t.Trajectory {
-			if !col.DType.IsNumeric() {
-				t.Trajectory[i] = col.Strings[i]
-				continue
-			}
-			v := col.Values[i]
-			label, ok := printed[v]
-			if !ok {
-				label = trajectoryKey(col, i)
-				printed[v] = label
-			}
-			t.Trajectory[i] = label
-		}
+		t.Trajectory = trajectoryLabels(col, m.data.frame.Rows)
 	}
 	return t
 }
@@ -122,10 +107,15 @@ func (m *dynamicsMode) trajectories() dynamics.Trajectories {
 // trajectory, too large a library) to a SpecError the submitter can act on.
 func (m *dynamicsMode) dynamicsFailed(ctx context.Context, err error) error {
 	if errors.Is(err, dynamics.ErrInvalidData) {
-		msg := strings.TrimPrefix(err.Error(), dynamics.ErrInvalidData.Error()+": ")
-		return constraintErr("dynamics: %s (fewer inputs: include: or exclude:; more rows: longer or more trajectories)", msg)
+		return constraintErr("dynamics: %s (fewer inputs: include: or exclude:; more rows: longer or more trajectories)", dynamicsReason(err))
 	}
 	return m.searchFailed(ctx, "dynamics search", err)
+}
+
+// dynamicsReason is an engine/dynamics input error's message without the
+// package's prefix, for a constraint_invalid answer.
+func dynamicsReason(err error) string {
+	return strings.TrimPrefix(err.Error(), dynamics.ErrInvalidData.Error()+": ")
 }
 
 // shuffled is what one refit on time-shuffled data measured: each state's
@@ -355,12 +345,47 @@ func significant4(v float64) float64 {
 	return r
 }
 
-// trajectoryKey is row i's trajectory label.
-func trajectoryKey(col *data.Column, i int) string {
-	if col.DType.IsNumeric() {
-		return strconv.FormatFloat(col.Values[i], 'g', -1, 64)
+// trajectoryIDs numbers the trajectories of the first n rows of col in
+// order of first appearance, a number per row, and returns their labels: the text,
+// or the number as strconv prints it. A numeric label is printed once per
+// trajectory, not once per row.
+func trajectoryIDs(col *data.Column, n int) (ids []int32, labels []string) {
+	ids = make([]int32, n) // trajectories are no more than rows, whose count fits
+	byLabel := map[string]int32{}
+	printed := map[float64]string{}
+	for i := range ids {
+		var label string
+		if col.DType.IsNumeric() {
+			v := col.Values[i]
+			l, ok := printed[v]
+			if !ok {
+				l = strconv.FormatFloat(v, 'g', -1, 64)
+				printed[v] = l
+			}
+			label = l
+		} else {
+			label = col.Strings[i]
+		}
+		id, ok := byLabel[label]
+		if !ok {
+			id = int32(len(labels))
+			byLabel[label] = id
+			labels = append(labels, label)
+		}
+		ids[i] = id
 	}
-	return col.Strings[i]
+	return ids, labels
+}
+
+// trajectoryLabels is each row's trajectory label (trajectoryIDs), the
+// rows of one trajectory sharing one string.
+func trajectoryLabels(col *data.Column, n int) []string {
+	ids, labels := trajectoryIDs(col, n)
+	out := make([]string, n)
+	for i, id := range ids {
+		out[i] = labels[id]
+	}
+	return out
 }
 
 // checkDynamics checks a dynamics: constraint against the mode, the other
@@ -412,20 +437,10 @@ func checkDynamicsData(c *Constraints, f *data.Frame) error {
 	// neighbours, and the first pair in row order is reported, as a scan
 	// of the rows would find it; sorting row numbers takes a few bytes a
 	// row where a map of (trajectory, time) took tens
-	traj := make([]int32, f.Rows) // trajectory number; their count fits, as the rows do
-
+	traj, labels := make([]int32, f.Rows), []string{""}
 	if c.Trajectory != "" {
 		col, _ := f.Column(c.Trajectory)
-		ids := map[string]int32{}
-		for i := range traj {
-			key := trajectoryKey(col, i)
-			id, ok := ids[key]
-			if !ok {
-				id = int32(len(ids))
-				ids[key] = id
-			}
-			traj[i] = id
-		}
+		traj, labels = trajectoryIDs(col, f.Rows)
 	}
 	order := make([]int, f.Rows)
 	for i := range order {
@@ -446,9 +461,8 @@ func checkDynamicsData(c *Constraints, f *data.Frame) error {
 	}
 	t := tc.Values[i]
 	if c.Trajectory != "" {
-		col, _ := f.Column(c.Trajectory)
 		return constraintErr("time column %q is not increasing within trajectory %q: rows %d and %d both have time %g; give each row of a trajectory its own time",
-			c.Time, trajectoryKey(col, i), j+1, i+1, t)
+			c.Time, labels[traj[i]], j+1, i+1, t)
 	}
 	return constraintErr("time column %q is not increasing: rows %d and %d both have time %g; when the rows hold several trajectories, add trajectory:<column>, else give each row its own time",
 		c.Time, j+1, i+1, t)

@@ -372,3 +372,18 @@ func TestDynamicsClaimsNameTheirSample(t *testing.T) {
 		}
 	}
 }
+
+// Trajectories are numbered in order of first appearance, with labels
+// printed as before per row: NaN rows share one trajectory "NaN", as they
+// share the printed label.
+func TestTrajectoryIDs(t *testing.T) {
+	num := &data.Column{Name: "traj", DType: data.Float64, Values: []float64{2, 2, 0.5, 2, math.NaN(), math.NaN()}}
+	ids, labels := trajectoryIDs(num, 6)
+	if !slices.Equal(ids, []int32{0, 0, 1, 0, 2, 2}) || !slices.Equal(labels, []string{"2", "0.5", "NaN"}) {
+		t.Errorf("numeric: ids %v labels %q", ids, labels)
+	}
+	text := &data.Column{Name: "traj", DType: data.String, Strings: []string{"b", "a", "b"}}
+	if got := trajectoryLabels(text, 3); !slices.Equal(got, []string{"b", "a", "b"}) {
+		t.Errorf("text: labels %q", got)
+	}
+}

@@ -138,8 +138,7 @@ func (p *plan) checkLibraries() error {
 	vars := len(p.features) + len(p.targets)
 	if len(c.Dynamics) > 0 {
 		if err := dynamics.CheckVariables(vars); err != nil {
-			msg := strings.TrimPrefix(err.Error(), dynamics.ErrInvalidData.Error()+": ")
-			return constraintErr("dynamics: %s; name fewer inputs with include: or exclude:", msg)
+			return constraintErr("dynamics: %s; name fewer inputs with include: or exclude:", dynamicsReason(err))
 		}
 	}
 	lawMode := p.spec.Mode == ModeSymbolic || p.spec.Mode == ModeNeuroSymbolic
