@@ -230,6 +230,9 @@ func (m *dynamicsMode) claim(res dynamics.Result, s int, nulls []shuffled, decid
 	if res.LibraryNote != "" {
 		sample += "; " + res.LibraryNote
 	}
+	if res.Candidates > 0 {
+		sample += fmt.Sprintf("; the library of %s: %s", eq.Target, strings.Join(eq.Variables, ", "))
+	}
 	summary := fmt.Sprintf("%s = %s (cross-validated R² %.3f; held-out simulation valid for %.4g, persistence %.4g%s; negative controls %s)",
 		eq.Target, eq.Expression, finite(eq.CVR2), sim.Horizon, sim.PersistenceHorizon, sample, decidedWord(passed, decided))
 	if len(eq.Reasons) > 0 {

@@ -170,6 +170,11 @@ func TestDynamicsSpecErrors(t *testing.T) {
 		return withColumn(f, data.Column{Name: "label", DType: data.String, Strings: labels})
 	}
 	short := lotkaVolterraFrame(t, 0, 1).Slice(shortTrajectoryRows())
+	// 1,000 more columns: more states and inputs than Discover takes
+	wide := &data.Frame{Rows: lv.Rows, Columns: slices.Clone(lv.Columns)}
+	for j := range 1000 {
+		wide = withColumn(wide, data.Column{Name: fmt.Sprint("u", j), DType: data.Float64, Values: make([]float64, lv.Rows)})
+	}
 	firstRepeat := fmt.Sprintf("rows 1 and %d ", dynamicstest.LotkaVolterraRows+1)
 	cases := []struct {
 		name  string
@@ -191,6 +196,7 @@ func TestDynamicsSpecErrors(t *testing.T) {
 		{"time repeats without trajectory", lv, dynamicsSpec("time:t", "dynamics:x,y"), []string{`"t"`, "trajectory:<column>", firstRepeat}, CodeConstraintInvalid},
 		{"time repeats within a trajectory", withColumn(lv, data.Column{Name: "batch", DType: data.Float64, Values: make([]float64, lv.Rows)}),
 			dynamicsSpec("time:t", "trajectory:batch", "dynamics:x,y"), []string{`"t"`, `trajectory "0"`, "its own time", firstRepeat}, CodeConstraintInvalid},
+		{"too many states and inputs", wide, dynamicsSpec("time:t", "trajectory:traj", "dynamics:x,y"), []string{"dynamics:", "1002 states and inputs, at most 1000", "include:"}, CodeConstraintInvalid},
 		{"state is the time", lv, dynamicsSpec("time:t", "dynamics:t,x"), []string{`"t"`, "time column"}, CodeConstraintInvalid},
 		{"state excluded", lv, dynamicsSpec("time:t", "trajectory:traj", "exclude:y", "dynamics:x,y"), []string{`"y"`, "exclude"}, CodeConstraintInvalid},
 		{"neural mode", lv, Spec{Mode: ModeNeural, Parameters: Parameters{Constraints: []string{"time:t", "dynamics:x,y"}}}, []string{"mode symbolic"}, CodeConstraintInvalid},
@@ -369,6 +375,54 @@ func TestDynamicsClaimsNameTheirSample(t *testing.T) {
 		}
 		if h := c.Evidence.HeldOutRSquared; h == nil || *h < 0.99 {
 			t.Errorf("%s = %s: held_out_r_squared %v, want ≥ 0.99 on the rows left out", target, c.Expression, h)
+		}
+	}
+}
+
+// A dynamics run over more columns than one library of degree 2 holds (2
+// states and 16 inputs) screens each state's library; the claims pass and
+// say which columns each library was built from.
+func TestDynamicsScreensManyColumns(t *testing.T) {
+	times := make([]float64, 400)
+	for i := range times {
+		times[i] = float64(i) * 0.01
+	}
+	names := []string{"t", "traj", "x", "y"}
+	cols := make([][]float64, 4+16)
+	for k := range 8 {
+		x0 := []float64{1 + float64(k%5), -1 + float64(k%3)}
+		path, err := dynamics.Integrate(func(_ float64, x, dx []float64) { dx[0] = -0.5*x[0] + x[1]; dx[1] = -x[0] - 0.3*x[1] },
+			x0, times, dynamics.IntegrateOptions{RelTol: 1e-10, AbsTol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range path {
+			cols[0], cols[1] = append(cols[0], times[i]), append(cols[1], float64(k))
+			cols[2], cols[3] = append(cols[2], p[0]), append(cols[3], p[1])
+			for j := range 16 {
+				cols[4+j] = append(cols[4+j], math.Sin((0.5+0.3*float64(j))*times[i]+float64(k*j)))
+			}
+		}
+	}
+	for j := range 16 {
+		names = append(names, fmt.Sprint("u", j))
+	}
+	f := frameOf(t, names, cols...)
+	res, err := Discover(context.Background(), f, dynamicsSpec("time:t", "trajectory:traj", "dynamics:x,y"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	laws := lawClaims(res)
+	for target, want := range map[string]string{"dx/dt": "-0.5*x + y", "dy/dt": "-x - 0.3*y"} {
+		c, ok := laws[target]
+		if !ok {
+			t.Fatalf("no claim for %s: %v", target, laws)
+		}
+		if !c.Evidence.NegativeControlsPassed {
+			t.Errorf("%s = %s (want %s) did not pass: %s", target, c.Expression, want, c.Summary)
+		}
+		if !strings.Contains(c.Summary, "linear screen") || !strings.Contains(c.Summary, "the library of "+target+": x, y, u") {
+			t.Errorf("%s: summary %q does not say its library was screened to x, y and others", target, c.Summary)
 		}
 	}
 }

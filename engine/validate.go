@@ -128,11 +128,11 @@ func (s Spec) resolve(f *data.Frame) (*plan, error) {
 }
 
 // checkLibraries refuses, before anything runs, a run whose library
-// searches cannot take its variables even at degree 1 (more than 66): the
-// dynamics regression of a dynamics: run, and the conservation search that
-// follows the laws of a symbolic or neuro-symbolic run with trajectory:.
-// Without this the conservation search would fail the run after its law
-// search had spent its time.
+// searches cannot take its variables: the dynamics regression of a
+// dynamics: run (more than 1,000 states and inputs), and the conservation
+// search that follows the laws of a symbolic or neuro-symbolic run with
+// trajectory:. Without this the conservation search would fail the run
+// after its law search had spent its time.
 func (p *plan) checkLibraries() error {
 	c := p.constraints
 	vars := len(p.features) + len(p.targets)

@@ -35,12 +35,28 @@ func shuffledStates(t *testing.T, seed uint64) Trajectories {
 	return d
 }
 
-// randomWalks is three independent Gaussian random walks per trajectory.
-func randomWalks(seed uint64) Trajectories {
+// controlStates names n states of a control: a, b, c for three, s0, s1, …
+// for more.
+func controlStates(n int) Trajectories {
+	d := Trajectories{StateNames: []string{"a", "b", "c"}, States: make([][]float64, n)}
+	if n != 3 {
+		d.StateNames = nil
+		for j := range n {
+			d.StateNames = append(d.StateNames, fmt.Sprint("s", j))
+		}
+	}
+	return d
+}
+
+// randomWalks is n independent Gaussian random walks per trajectory.
+func randomWalks(seed uint64, n int) Trajectories {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	d := Trajectories{StateNames: []string{"a", "b", "c"}, States: make([][]float64, 3)}
+	d := controlStates(n)
 	for k := range 4 {
-		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		x := make([]float64, n)
+		for j := range x {
+			x[j] = rng.NormFloat64()
+		}
 		for i := range 120 {
 			d.Time = append(d.Time, 0.1*float64(i))
 			d.Trajectory = append(d.Trajectory, fmt.Sprint(k))
@@ -53,17 +69,17 @@ func randomWalks(seed uint64) Trajectories {
 	return d
 }
 
-// smoothNoise is three independent smooth random curves per trajectory
-// (sums of 8 sines of random frequency in [0.2, 2], amplitude and phase):
+// smoothNoise is n independent smooth random curves per trajectory (sums
+// of 8 sines of random frequency in [0.2, 2], amplitude and phase):
 // smooth, so the sparse regression finds terms to fit them, yet no
 // autonomous equation moves them. This control is for the acceptance
 // rule: selection alone does not reject it.
-func smoothNoise(seed uint64) Trajectories {
+func smoothNoise(seed uint64, n int) Trajectories {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	d := Trajectories{StateNames: []string{"a", "b", "c"}, States: make([][]float64, 3)}
+	d := controlStates(n)
 	for k := range 4 {
 		type wave struct{ f, a, p float64 }
-		waves := make([][]wave, 3)
+		waves := make([][]wave, n)
 		for j := range waves {
 			for range 8 {
 				waves[j] = append(waves[j], wave{0.2 + 1.8*rng.Float64(), rng.NormFloat64(), 2 * math.Pi * rng.Float64()})
@@ -85,19 +101,29 @@ func smoothNoise(seed uint64) Trajectories {
 	return d
 }
 
+// TestNegativeControls runs each control on 3 states, and the random
+// walks and smooth curves on 20 states too, where each state's library is
+// screened (screen.go): the screen always picks its 4 best-correlated
+// curves, and the acceptance rule must still reject what it fits.
 func TestNegativeControls(t *testing.T) {
 	controls := map[string]func(seed uint64) Trajectories{
-		"shuffled_states": func(seed uint64) Trajectories { return shuffledStates(t, seed) },
-		"random_walks":    randomWalks,
-		"smooth_noise":    smoothNoise,
+		"shuffled_states":       func(seed uint64) Trajectories { return shuffledStates(t, seed) },
+		"random_walks":          func(seed uint64) Trajectories { return randomWalks(seed, 3) },
+		"smooth_noise":          func(seed uint64) Trajectories { return smoothNoise(seed, 3) },
+		"random_walks_screened": func(seed uint64) Trajectories { return randomWalks(seed, 20) },
+		"smooth_noise_screened": func(seed uint64) Trajectories { return smoothNoise(seed, 20) },
 	}
 	for name, gen := range controls {
 		t.Run(name, func(t *testing.T) {
 			passes, selected := 0, 0
 			for seed := range uint64(controlSeeds) {
-				res, err := Discover(context.Background(), gen(seed+1), Settings{Seed: seed})
+				d := gen(seed + 1)
+				res, err := Discover(context.Background(), d, Settings{Seed: seed})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if screened := len(d.StateNames) > 16; screened != (res.Candidates > 0) {
+					t.Fatalf("%d states: %d candidates per state", len(d.StateNames), res.Candidates)
 				}
 				for _, eq := range res.Equations {
 					if len(eq.Coefficients) > 0 {

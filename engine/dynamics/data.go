@@ -41,6 +41,10 @@ type segment struct {
 	label string
 	t     []float64
 	x     [][]float64 // x[i] = states then inputs at t[i]
+	// sd, when set, is the noise standard deviation of each variable on
+	// these rows (noiseSD), estimated once for the several designs built
+	// on them
+	sd []float64
 }
 
 // minRowsPerTrajectory is the fewest rows a trajectory needs to carry one

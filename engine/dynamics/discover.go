@@ -59,6 +59,11 @@ type Settings struct {
 	// DefaultMaxRows, at least minMaxRows); beyond it the row rule of
 	// sample.go keeps evenly spaced pieces of the trajectories.
 	MaxRows int
+	// Candidates is the most variables, the state itself included, that
+	// each state's library is built from when the states and inputs are
+	// too many for one library over all of them (default 5, within [2,
+	// 16]; see screen.go).
+	Candidates int
 	// NoHeldOutFit skips Equation.HeldOutR2, a pass over every row the
 	// regression did not use; refits that only need the selection (the
 	// negative controls' time-shuffled refits) set it.
@@ -102,6 +107,12 @@ func (s Settings) withDefaults() (Settings, error) {
 	if s.MaxRows == 0 {
 		s.MaxRows = DefaultMaxRows
 	}
+	if s.Candidates == 0 {
+		s.Candidates = defaultCandidates
+	}
+	if s.Candidates < minCandidates || s.Candidates > maxCandidates {
+		return s, fmt.Errorf("%w: %d candidate variables per state is outside [%d, %d]", ErrInvalidData, s.Candidates, minCandidates, maxCandidates)
+	}
 	if s.MaxRows < minMaxRows {
 		return s, fmt.Errorf("%w: at most %d rows is below the least of %d", ErrInvalidData, s.MaxRows, minMaxRows)
 	}
@@ -120,13 +131,20 @@ type Result struct {
 	Equations []Equation
 	// Simulation is the held-out simulation evidence of the whole system.
 	Simulation Simulation
-	// Library lists the candidate terms, in regression order.
+	// Library lists the candidate terms, in regression order, of the
+	// library every state shares; nil when each state has its own
+	// (Candidates > 0).
 	Library []string
 	// Degree is the library's largest total degree; LibraryNote says why
 	// it is below the default when it was lowered to keep the library
-	// within maxLibrary terms ("" otherwise).
+	// within maxLibrary terms, or why each state got its own ("" when
+	// neither happened).
 	Degree      int
 	LibraryNote string
+	// Candidates is the most variables each state's own library was built
+	// from, after screening (see screen.go); 0 when every state shared one
+	// library over all the variables.
+	Candidates int
 	// Method names the derivative treatment, Selection the model choice.
 	Method, Selection string
 	// TrainingRows is the number of regression rows (test functions or
@@ -159,6 +177,9 @@ type Equation struct {
 	// CVR2 is 1 − (cross-validated residual)/(Σ response²) of the
 	// selected support on the regression rows.
 	CVR2 float64
+	// Variables names the states and inputs the equation's library was
+	// built from: all of them, or those the screen picked.
+	Variables []string
 	// HeldOutR2 is 1 − (residual)/(Σ response²) of the equation, as
 	// fitted, on the regression rows (weak-form integrals or point
 	// derivatives) of every row the regression did not use: the held-out
@@ -182,6 +203,13 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 	if err != nil {
 		return Result{}, err
 	}
+	states := len(data.StateNames)
+	names := slices.Concat(data.StateNames, data.InputNames)
+	plan, err := planLibrary(len(names), settings, lowerable)
+	if err != nil {
+		return Result{}, err
+	}
+	settings.Degree = plan.degree
 	groups, err := data.groups()
 	if err != nil {
 		return Result{}, err
@@ -193,87 +221,63 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		segs[i] = data.piece(g)
 		sampled += len(g.rows)
 	}
-	states := len(data.StateNames)
-	names := slices.Concat(data.StateNames, data.InputNames)
-	full := librarySize(len(names), settings.Degree, !settings.NoTrig) + len(settings.ExtraTerms)
-	degree, err := libraryDegree(len(names), settings.Degree, lowerable, !settings.NoTrig, len(settings.ExtraTerms))
-	if err != nil {
-		return Result{}, err
-	}
-	settings.Degree = degree
-	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
 	train, test, heldOut, err := split(segs)
 	if err != nil {
 		return Result{}, err
 	}
-	d, err := buildDesign(ctx, train, lib, states, settings)
+	var f *fit
+	if plan.candidates == 0 {
+		f, err = fitShared(ctx, train, names, states, settings)
+	} else {
+		f, err = fitScreened(ctx, train, names, states, plan.candidates, settings)
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	if d.total() < 2*len(lib) {
-		return Result{}, fmt.Errorf("%w: %d regression rows for %d library terms; give longer or more trajectories (at least %d rows)", ErrInvalidData, d.total(), len(lib), 2*len(lib))
-	}
-	all := make([]int, len(d.chunks))
-	for i := range all {
-		all[i] = i
-	}
 	res := Result{
 		Degree:               settings.Degree,
+		LibraryNote:          plan.note,
+		Candidates:           plan.candidates,
 		Method:               settings.Derivatives.String(),
 		Selection:            fmt.Sprintf("STLSQ path and backward elimination; support by BIC of the %d-fold cross-validated residual", folds),
-		TrainingRows:         d.total(),
+		TrainingRows:         f.rows,
 		TrainingTrajectories: len(train),
 		Rows:                 len(data.Time),
 		SampledRows:          sampled,
 	}
-	for _, t := range lib {
-		res.Library = append(res.Library, t.Name)
+	if plan.candidates == 0 {
+		for _, t := range f.lib {
+			res.Library = append(res.Library, t.Name)
+		}
 	}
-	if len(lib) < full {
-		res.LibraryNote = fmt.Sprintf("library of degree %d: at degree %d the %d states and inputs make %d terms, more than the %d allowed",
-			settings.Degree, defaultDegree, len(names), full, maxLibrary)
-	}
-	coefs := make([][]float64, states)
 	for s := range states {
-		sel, err := d.selectSupport(ctx, s, all)
-		if err != nil {
-			return Result{}, err
-		}
-		c, ok := d.coefficients(s, all, sel.support)
-		if !ok {
-			c = make([]float64, len(lib))
-		}
-		coefs[s] = c
 		eq := Equation{
 			State:        data.StateNames[s],
 			Target:       "d" + data.StateNames[s] + "/dt",
-			Expression:   expression(lib, c),
+			Expression:   expression(f.lib, f.coefs[s]),
 			Coefficients: map[string]float64{},
 			Inclusion:    map[string]float64{},
+			CVR2:         f.cvR2[s],
+			Variables:    f.variables[s],
 		}
-		if sel.cvTotal > 0 {
-			eq.CVR2 = 1 - sel.cvRSS/sel.cvTotal
-		}
-		for j, v := range c {
+		for j, v := range f.coefs[s] {
 			if v != 0 {
-				eq.Coefficients[lib[j].Name] = v
+				eq.Coefficients[f.lib[j].Name] = v
 			}
 		}
 		res.Equations = append(res.Equations, eq)
 	}
 	// the simulation evaluates only the terms some equation uses
-	used := usedTerms(coefs)
-	row := make([]float64, len(lib))
+	used, terms := usedTerms(f.coefs), nonZero(f.coefs)
+	row := make([]float64, len(f.lib))
 	rhs := func(z, dx []float64) {
 		for _, j := range used {
-			row[j] = lib[j].Eval(z)
+			row[j] = f.lib[j].Eval(z)
 		}
-		for s := range states {
+		for s, ts := range terms {
 			var v float64
-			for _, j := range used {
-				if c := coefs[s][j]; c != 0 {
-					v += c * row[j]
-				}
+			for _, t := range ts {
+				v += t.coef * row[t.term]
 			}
 			dx[s] = v
 		}
@@ -284,7 +288,7 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		res.Equations[i].HeldOutR2 = math.NaN()
 	}
 	if !settings.NoHeldOutFit {
-		if err := heldOutFit(ctx, &res, data, test, rest, lib, coefs, settings); err != nil {
+		if err := heldOutFit(ctx, &res, data, test, rest, f.lib, f.coefs, settings); err != nil {
 			return Result{}, err
 		}
 	}
@@ -292,9 +296,11 @@ func Discover(ctx context.Context, data Trajectories, settings Settings) (Result
 		// the ensemble only decides between systems that simulate well: a
 		// system that fails the simulation is rejected whatever its
 		// stability, so its inclusion probabilities are not computed
-		if err := d.ensemble(ctx, &res, coefs, lib, settings); err != nil {
+		counts, err := f.inclusion(ctx, ensembleSubsets(f.chunks, settings))
+		if err != nil {
 			return Result{}, err
 		}
+		setInclusion(&res, f, counts, settings.Ensemble)
 	}
 	for i := range res.Equations {
 		eq := &res.Equations[i]
@@ -335,8 +341,71 @@ func split(segs []segment) (train, test []segment, heldOut string, err error) {
 	return train, test, "tails", nil
 }
 
-// buildDesign assembles the chunked regression of the training pieces.
-func buildDesign(ctx context.Context, train []segment, lib []Term, states int, settings Settings) (*design, error) {
+// fit is the regression's answer for every state: the terms an equation
+// may use (the shared library, or after screening the terms some equation
+// selected), each state's coefficients over them, the cross-validated R²
+// of its selection, the variables its library was built from, the
+// regression rows and their chunks, and the ensemble refits.
+type fit struct {
+	lib       []Term
+	coefs     [][]float64
+	cvR2      []float64
+	variables [][]string
+	rows      int
+	chunks    int
+	// inclusion refits every state on each subset of chunks and counts
+	// how often each term of lib is selected, per state.
+	inclusion func(ctx context.Context, subsets [][]int) ([][]int, error)
+}
+
+// fitShared regresses every state on one library of settings.Degree over
+// all the variables: one design, shared by all states.
+func fitShared(ctx context.Context, train []segment, names []string, states int, settings Settings) (*fit, error) {
+	lib := buildLibrary(names, settings.Degree, !settings.NoTrig, settings.ExtraTerms)
+	d, err := buildDesign(ctx, train, lib, states, allTargets(states), settings)
+	if err != nil {
+		return nil, err
+	}
+	if d.total() < 2*len(lib) {
+		return nil, tooFewRows(d.total(), len(lib))
+	}
+	all := allTargets(len(d.chunks))
+	f := &fit{lib: lib, rows: d.total(), chunks: len(d.chunks), inclusion: d.inclusion}
+	for s := range states {
+		sel, err := d.selectSupport(ctx, s, all)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := d.coefficients(s, all, sel.support)
+		if !ok {
+			c = make([]float64, len(lib))
+		}
+		f.coefs = append(f.coefs, c)
+		f.cvR2 = append(f.cvR2, sel.r2())
+		f.variables = append(f.variables, names)
+	}
+	return f, nil
+}
+
+// tooFewRows is the error of a regression with fewer than two rows per
+// library term.
+func tooFewRows(rows, terms int) error {
+	return fmt.Errorf("%w: %d regression rows for %d library terms; give longer or more trajectories (at least %d rows)", ErrInvalidData, rows, terms, 2*terms)
+}
+
+// allTargets is 0, 1, …, n−1.
+func allTargets(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// buildDesign assembles the chunked regression of the training pieces: the
+// responses of the target variables (the first states variables are
+// states) on the library.
+func buildDesign(ctx context.Context, train []segment, lib []Term, states int, targets []int, settings Settings) (*design, error) {
 	radii := make([]int, len(train))
 	perChunk, total := 1, 0
 	overlap := 1.0
@@ -360,13 +429,13 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, s
 	for j, t := range lib {
 		cost[j] = float64(max(t.Complexity, 1))
 	}
-	d := newDesign(cost, states, perChunk, overlap)
+	d := newDesign(cost, len(targets), perChunk, overlap)
 	for i, s := range train {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		d.startBlock()
-		regressionRows(s, lib, states, radii[i], settings, !settings.NoNoiseCorrection, d.addRow)
+		d.addNoise(regressionRows(s, lib, states, targets, radii[i], settings, !settings.NoNoiseCorrection, d.addRow))
 	}
 	if err := d.finish(); err != nil {
 		for j, v := range d.scale {
@@ -394,6 +463,27 @@ func usedTerms(coefs [][]float64) []int {
 	return used
 }
 
+// coefTerm is one term of an equation: its index in the library and its
+// coefficient.
+type coefTerm struct {
+	term int
+	coef float64
+}
+
+// nonZero lists, per state, the terms with a non-zero coefficient, in
+// library order.
+func nonZero(coefs [][]float64) [][]coefTerm {
+	out := make([][]coefTerm, len(coefs))
+	for s, c := range coefs {
+		for j, v := range c {
+			if v != 0 {
+				out[s] = append(out[s], coefTerm{j, v})
+			}
+		}
+	}
+	return out
+}
+
 // radius is the half-width of the test functions (or local polynomials) on
 // a trajectory of n samples.
 func (s Settings) radius(n int) int {
@@ -406,17 +496,19 @@ func (s Settings) radius(n int) int {
 
 // regressionRows emits the regression rows of s in the settings' form:
 // weak-form rows (with their noise moments when noise is set) or point
-// rows of local-polynomial derivatives.
-func regressionRows(s segment, lib []Term, states, radius int, settings Settings, noise bool, emit emitFunc) {
+// rows of local-polynomial derivatives, with the responses of the target
+// variables (the first states variables of s are states).
+func regressionRows(s segment, lib []Term, states int, targets []int, radius int, settings Settings, noise bool, emit emitFunc) (gg, gb []float64) {
 	switch settings.Derivatives {
 	case LocalPolynomialDerivative:
-		pointRows(s, lib, states, radius, emit)
+		pointRows(s, lib, states, targets, radius, emit)
+		return nil, nil
 	default:
 		var sd []float64
 		if noise {
 			sd = noiseSD(s)
 		}
-		weakRows(s, lib, states, radius, sd, emit)
+		return weakRows(s, lib, targets, radius, sd, emit)
 	}
 }
 
@@ -428,43 +520,59 @@ func (d *design) total() int {
 	return n
 }
 
-// ensemble refits the selection on random subsamples of the chunks and
-// records, per equation, the share of members that select each term.
-func (d *design) ensemble(ctx context.Context, res *Result, coefs [][]float64, lib []Term, settings Settings) error {
+// ensembleSubsets draws the chunks of each ensemble member: a random
+// subsample of the given number of chunks, in chunk order.
+func ensembleSubsets(chunks int, settings Settings) [][]int {
 	rng := rand.New(rand.NewPCG(settings.Seed, 0x5eed))
-	k := max(int(subsample*float64(len(d.chunks))), folds)
-	counts := make([][]int, len(coefs))
-	for s := range counts {
-		counts[s] = make([]int, len(lib))
-	}
-	for range settings.Ensemble {
-		perm := rng.Perm(len(d.chunks))
+	k := max(int(subsample*float64(chunks)), folds)
+	subsets := make([][]int, settings.Ensemble)
+	for i := range subsets {
+		perm := rng.Perm(chunks)
 		idx := perm[:min(k, len(perm))]
 		slices.Sort(idx)
-		for s := range coefs {
+		subsets[i] = idx
+	}
+	return subsets
+}
+
+// inclusion refits the selection of each target of d on every subset of
+// chunks and counts, per target, how many refits select each term.
+func (d *design) inclusion(ctx context.Context, subsets [][]int) ([][]int, error) {
+	counts := make([][]int, d.states)
+	for s := range counts {
+		counts[s] = make([]int, d.m)
+	}
+	for _, idx := range subsets {
+		for s := range d.states {
 			sel, err := d.selectSupport(ctx, s, idx)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			for _, j := range sel.support {
 				counts[s][j]++
 			}
 		}
 	}
-	for s, c := range coefs {
+	return counts, nil
+}
+
+// setInclusion records, per equation, the share of the members ensemble
+// members that select each of its terms (counts[state][term of f.lib]),
+// and the smallest share as its stability.
+func setInclusion(res *Result, f *fit, counts [][]int, members int) {
+	for s, c := range f.coefs {
 		eq := &res.Equations[s]
 		first := true
 		for j, v := range c {
 			if v == 0 {
 				continue
 			}
-			p := float64(counts[s][j]) / float64(settings.Ensemble)
-			eq.Inclusion[lib[j].Name] = p
+			p := float64(counts[s][j]) / float64(members)
+			eq.Inclusion[f.lib[j].Name] = p
 			if first || p < eq.Stability {
 				eq.Stability = p
 			}
 			first = false
 		}
 	}
-	return nil
 }

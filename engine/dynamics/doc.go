@@ -41,9 +41,13 @@
 // # Search
 //
 // The library holds every monomial of the states and inputs up to total
-// degree 3 (Settings.Degree; left at its default, lowered as far as needed
-// for the library to hold at most 200 terms, so up to 66 states and inputs
-// at degree 1) and sin and cos of each of them. Columns are
+// degree 3 (Settings.Degree; left at its default, lowered to 2 when
+// needed for the library to hold at most 200 terms, so up to 16 states
+// and inputs) and sin and cos of each of them. Beyond, each state gets its
+// own library over itself and the few variables (Settings.Candidates,
+// default 5) that a forward-regression screen on the linear weak form
+// picks, of degree 2 by default; up to 1,000 states and inputs (screen.go).
+// Columns are
 // normalised; for each state, candidate supports come from sequentially
 // thresholded least squares (STLSQ, Brunton et al. 2016) over a ladder of
 // 40 thresholds, and from forward selection and backward elimination,
@@ -105,7 +109,10 @@
 // The library is evaluated on a sliding window and the regression rows go
 // straight into at most 250 blocks of normal equations (one M×M matrix
 // each, M ≤ 200 library terms), so memory grows with the data only by the
-// copy of the trajectories. The fit and the simulation use at most
+// copy of the trajectories. Screened libraries are fitted one state at a
+// time, each state's design built again for the ensemble rather than
+// kept, and the screen holds one (n+1)² Gram matrix for n states and
+// inputs. The fit and the simulation use at most
 // Settings.MaxRows rows (default 100,000): beyond it, evenly spaced whole
 // trajectories, long ones cut into windows (sample.go), and only those are
 // copied; Equation.HeldOutR2 then measures the equations on every other

@@ -60,7 +60,7 @@ func TestWeakFormIntegratesByParts(t *testing.T) {
 		lib := []Term{{Name: "u", Eval: func(z []float64) float64 { return z[1] }}}
 		var worst float64
 		rowCount := 0
-		weakRows(s, lib, 1, 30, nil, func(g, b, _, _ []float64) {
+		weakRows(s, lib, []int{0}, 30, nil, func(g, b []float64) {
 			worst = math.Max(worst, math.Abs(b[0]-g[0]))
 			rowCount++
 		})
@@ -89,7 +89,7 @@ func TestSparseSelectionRecoversKnownSupport(t *testing.T) {
 		for j, c := range truth {
 			b += c * g[j]
 		}
-		d.addRow(g, []float64{b}, nil, nil)
+		d.addRow(g, []float64{b})
 	}
 	if err := d.finish(); err != nil {
 		t.Fatal(err)
@@ -374,7 +374,7 @@ func TestDesignMemoryIsBounded(t *testing.T) {
 	}
 	lib := buildLibrary(lotkaVolterra.names, 2, false, nil)
 	for _, m := range []DerivativeMethod{WeakForm, LocalPolynomialDerivative} {
-		des, err := buildDesign(context.Background(), segs, lib, 2, Settings{Derivatives: m})
+		des, err := buildDesign(context.Background(), segs, lib, 2, allTargets(2), Settings{Derivatives: m})
 		if err != nil {
 			t.Fatal(err)
 		}

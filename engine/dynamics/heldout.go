@@ -20,16 +20,22 @@ func heldOutFit(ctx context.Context, res *Result, data Trajectories, test []segm
 	for k, j := range idx {
 		sub[k] = lib[j]
 	}
+	pos := make([]int, len(coefs[0])) // library index → index in sub
+	for k, j := range idx {
+		pos[j] = k
+	}
+	terms := nonZero(coefs)
 	states := len(coefs)
+	targets := allTargets(states)
 	rss, tot := make([]float64, states), make([]float64, states)
 	measure := func(p segment) {
 		emitted := false
-		regressionRows(p, sub, states, settings.radius(len(p.t)), settings, false, func(g, b, _, _ []float64) {
+		regressionRows(p, sub, states, targets, settings.radius(len(p.t)), settings, false, func(g, b []float64) {
 			emitted = true
-			for s := range states {
+			for s, ts := range terms {
 				pred := 0.0
-				for k, j := range idx {
-					pred += coefs[s][j] * g[k]
+				for _, t := range ts {
+					pred += t.coef * g[pos[t.term]]
 				}
 				rss[s] += (b[s] - pred) * (b[s] - pred)
 				tot[s] += b[s] * b[s]

@@ -158,11 +158,14 @@ func librarySize(vars, degree int, trig bool) int {
 const maxCountedVars = 4096
 
 // CheckVariables returns the error Discover returns, with the default
-// settings, when vars states and inputs make more than maxLibrary library
-// terms even at degree 1, and nil when they fit: a caller can refuse the
-// run before it starts.
+// settings, for vars states and inputs (more than maxVariables), and nil
+// when it takes them: a caller can refuse the run before it starts.
 func CheckVariables(vars int) error {
-	_, err := libraryDegree(vars, defaultDegree, true, true, 0)
+	s, err := Settings{}.withDefaults()
+	if err != nil {
+		return err
+	}
+	_, err = planLibrary(vars, s, true)
 	return err
 }
 

@@ -211,7 +211,7 @@ func chain(n int) system {
 // TestDiscoverLowersTheDefaultDegree: 10 states at degree 3 make 306
 // library terms, more than maxLibrary, so the default degree drops to 2
 // (86 terms) and says so, and the chain is still found; a degree that is
-// set is refused instead.
+// set is kept, and each state gets its own screened library instead.
 func TestDiscoverLowersTheDefaultDegree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	sys := chain(10)
@@ -232,8 +232,16 @@ func TestDiscoverLowersTheDefaultDegree(t *testing.T) {
 	if ok, why := exact(res, sys, 0.02); !ok {
 		t.Errorf("at degree 2: %s", why)
 	}
-	if _, err := Discover(context.Background(), d, Settings{Seed: 1, Degree: 3}); !errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "306 library terms") {
-		t.Errorf("degree 3 set: err = %v, want ErrInvalidData naming 306 library terms", err)
+	set, err := Discover(context.Background(), d, Settings{Seed: 1, Degree: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Degree != 3 || set.Candidates != defaultCandidates || set.Library != nil || !strings.Contains(set.LibraryNote, "306 terms at degree 3") {
+		t.Errorf("degree 3 set: degree %d, %d candidates, %d shared terms, note %q; want degree 3 over %d screened variables per state, the note naming 306 terms",
+			set.Degree, set.Candidates, len(set.Library), set.LibraryNote, defaultCandidates)
+	}
+	if ok, why := exact(set, sys, 0.02); !ok {
+		t.Errorf("degree 3 set, screened: %s", why)
 	}
 	// within the bound the default stays 3, with no note
 	small, err := Discover(context.Background(), sample(t, linear3, [][]float64{{1, 0, 0}, {0, 1, 1}, {-1, 0.5, 2}, {0.5, -1, -1}}, grid(400, 0.025), 0, 1), Settings{Seed: 1})
@@ -246,8 +254,14 @@ func TestDiscoverLowersTheDefaultDegree(t *testing.T) {
 }
 
 // CheckVariables refuses exactly what Discover refuses with the default
-// settings, and librarySize counts what buildLibrary builds.
+// settings (more than maxVariables), librarySize counts what buildLibrary
+// builds, and the library is shared up to 16 variables (degree 2) and
+// screened beyond.
 func TestCheckVariablesMatchesTheLibrary(t *testing.T) {
+	defaults, err := Settings{}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for vars := 1; vars <= 70; vars++ {
 		names := make([]string, vars)
 		for j := range names {
@@ -258,12 +272,21 @@ func TestCheckVariablesMatchesTheLibrary(t *testing.T) {
 				t.Fatalf("%d variables at degree %d: librarySize %d, buildLibrary %d terms", vars, degree, got, want)
 			}
 		}
-		err := CheckVariables(vars)
-		if fits := vars <= 66; (err == nil) != fits {
-			t.Errorf("%d variables: err = %v, want refused only past 66", vars, err)
+		if err := CheckVariables(vars); err != nil {
+			t.Errorf("%d variables: %v", vars, err)
 		}
-		if err != nil && (!errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "at degree 1")) {
-			t.Errorf("%d variables: err = %v, want ErrInvalidData at degree 1", vars, err)
+		p, err := planLibrary(vars, defaults, true)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if screened := vars > 16; (p.candidates > 0) != screened || (!screened && p.degree < 2) || (screened && p.degree != 2) {
+			t.Errorf("%d variables: degree %d, %d candidates; want a shared library of degree 2 or 3 up to 16 variables, then screened ones of degree 2", vars, p.degree, p.candidates)
+		}
+	}
+	if err := CheckVariables(maxVariables); err != nil {
+		t.Errorf("%d variables: %v", maxVariables, err)
+	}
+	if err := CheckVariables(maxVariables + 1); !errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "at most 1000") {
+		t.Errorf("%d variables: err = %v, want ErrInvalidData naming the bound", maxVariables+1, err)
 	}
 }

@@ -92,9 +92,8 @@ func (d *design) mergeShortTail() {
 }
 
 // addRow adds one regression row: library values g and the response of
-// each state b, less the expected noise moments when given (see
-// noiseMoments).
-func (d *design) addRow(g, b, noise, cross []float64) {
+// each state b.
+func (d *design) addRow(g, b []float64) {
 	m := d.m
 	if !d.open || d.chunks[len(d.chunks)-1].n >= d.perChunk {
 		c := chunk{gg: make([]float64, m*m), gb: make([][]float64, d.states), bb: make([]float64, d.states)}
@@ -117,19 +116,25 @@ func (d *design) addRow(g, b, noise, cross []float64) {
 		}
 		c.bb[s] += bs * bs
 	}
-	if noise != nil {
-		if d.noiseGG == nil {
-			d.noiseGG = make([]float64, m*m)
-			d.noiseGB = make([]float64, d.states*m)
-		}
-		for k, v := range noise {
-			d.noiseGG[k] += v
-		}
-		for k, v := range cross {
-			d.noiseGB[k] += v
-		}
-	}
 	c.n++
+}
+
+// addNoise adds the expected noise moments of some rows (see
+// noiseMoments); nil adds nothing.
+func (d *design) addNoise(noise, cross []float64) {
+	if noise == nil {
+		return
+	}
+	if d.noiseGG == nil {
+		d.noiseGG = make([]float64, d.m*d.m)
+		d.noiseGB = make([]float64, d.states*d.m)
+	}
+	for k, v := range noise {
+		d.noiseGG[k] += v
+	}
+	for k, v := range cross {
+		d.noiseGB[k] += v
+	}
 }
 
 // finish closes the last block and computes the column and response norms.
@@ -446,6 +451,15 @@ type selection struct {
 	cvRSS   float64 // cross-validated residual, share of ‖b‖² of the folds
 	cvTotal float64 // Σ over folds of their ‖b‖²
 	rows    int
+}
+
+// r2 is the selection's cross-validated R², 1 − cvRSS/cvTotal (0 without
+// a response).
+func (s selection) r2() float64 {
+	if s.cvTotal > 0 {
+		return 1 - s.cvRSS/s.cvTotal
+	}
+	return 0
 }
 
 // folds is the number of cross-validation folds.

@@ -27,10 +27,9 @@ func autoRadius(n int) int {
 }
 
 // emitFunc receives one regression row: the library values g and the
-// response b of each state, and optionally the expected contribution of
-// measurement noise to the row's ΘᵀΘ (noise, M×M row-major) and to its
-// Θᵀb (cross, states×M). All slices are reused after it returns.
-type emitFunc func(g, b, noise, cross []float64)
+// response b of each target state. Both slices are reused after it
+// returns.
+type emitFunc func(g, b []float64)
 
 // weakRows returns the weak-form rows of one trajectory (Messenger & Bortz
 // 2021, "Weak SINDy"): for a test function φ supported on [a, b] ⊂ [t0, tn]
@@ -45,30 +44,26 @@ type emitFunc func(g, b, noise, cross []float64)
 // ∫φ = 1.
 //
 // The library is evaluated once per sample, on a sliding window, so memory
-// stays proportional to the window whatever the trajectory's length.
-func weakRows(s segment, lib []Term, states, radius int, sd []float64, emit emitFunc) {
+// stays proportional to the window whatever the trajectory's length. With
+// the noise standard deviations sd, weakRows also returns the expected
+// noise parts of the rows' ΘᵀΘ (noise, M×M row-major) and Θᵀb (cross,
+// targets×M), summed over every row (see noiseMoments); nil without.
+func weakRows(s segment, lib []Term, targets []int, radius int, sd []float64, emit emitFunc) (noise, cross []float64) {
 	n := len(s.t)
-	m := len(lib)
-	vars := len(s.x[0])
 	w := 2*radius + 1
-	var jac [][]float64 // jac[i mod w][j*vars+v] = ∂Θ_j/∂z_v at sample i
-	var noise, cross []float64
+	// with sd, each sample's weight in the noise moments: Σ over the rows
+	// whose window holds it of (φ/∫φ)² and of −(φ/∫φ)(φ'/∫φ)
+	var wGG, wGB []float64
 	if sd != nil {
-		jac = make([][]float64, w)
-		for k := range jac {
-			jac[k] = make([]float64, m*vars)
-		}
-		noise = make([]float64, m*m)
-		cross = make([]float64, states*m)
+		wGG, wGB = make([]float64, n), make([]float64, n)
 	}
-	zc := make([]float64, vars)
 	theta := make([][]float64, w) // theta[i mod w] = Θ(x_i) for i in the window
 	for k := range theta {
 		theta[k] = make([]float64, len(lib))
 	}
 	next := 0 // first sample whose Θ is not computed yet
 	g := make([]float64, len(lib))
-	resp := make([]float64, states)
+	resp := make([]float64, len(targets))
 	stride := weakStride(radius)
 	phi := make([]float64, 2*radius+1)
 	dphi := make([]float64, 2*radius+1)
@@ -93,12 +88,6 @@ func weakRows(s segment, lib []Term, states, radius int, sd []float64, emit emit
 		}
 		for ; next <= hi; next++ {
 			evalRow(lib, s.x[next], theta[next%w])
-			if jac != nil {
-				copy(zc, s.x[next])
-				for j, t := range lib {
-					termGrad(t, zc, jac[next%w][j*vars:(j+1)*vars])
-				}
-			}
 		}
 		clear(g)
 		for k, f := range phi {
@@ -106,71 +95,94 @@ func weakRows(s segment, lib []Term, states, radius int, sd []float64, emit emit
 				g[j] += f * v / norm
 			}
 		}
-		for st := range states {
+		for r, st := range targets {
 			var v float64
 			for k, f := range dphi {
 				v -= f * s.x[lo+k][st] / norm
 			}
-			resp[st] = v
+			resp[r] = v
 		}
-		if jac != nil {
-			noiseMoments(phi, dphi, norm, lo, w, jac, sd, m, vars, states, noise, cross)
+		if sd != nil {
+			for k, f := range phi {
+				wGG[lo+k] += (f / norm) * (f / norm)
+				wGB[lo+k] -= (f / norm) * (dphi[k] / norm)
+			}
 		}
-		emit(g, resp, noise, cross)
+		emit(g, resp)
 	}
+	if sd == nil {
+		return nil, nil
+	}
+	m, vars := len(lib), len(s.x[0])
+	noise, cross = make([]float64, m*m), make([]float64, len(targets)*m)
+	J := make([]float64, m*vars)
+	zc := make([]float64, vars)
+	var nz []int
+	for i, c := range wGG {
+		if c == 0 && wGB[i] == 0 {
+			continue
+		}
+		copy(zc, s.x[i])
+		for j, t := range lib {
+			termGrad(t, zc, J[j*vars:(j+1)*vars])
+		}
+		nz = noiseMoments(J, c, wGB[i], sd, m, vars, targets, nz, noise, cross)
+	}
+	return noise, cross
 }
 
-// noiseMoments fills the expected noise parts of one weak row's ΘᵀΘ and
-// Θᵀb, to first order in the noise: with independent noise ε_v of
-// standard deviation sd[v] on each variable, the row's library integral
-// carries Σ_i φ_i ∇Θ(x_i)·ε_i and its response −Σ_i φ'_i ε_i, so
+// noiseMoments adds one sample's part of the expected noise in a weak-form
+// design's ΘᵀΘ and Θᵀb, to first order in the noise: with independent
+// noise ε_v of standard deviation sd[v] on each variable, a row's library
+// integral carries Σ_i φ_i ∇Θ(x_i)·ε_i and its response −Σ_i φ'_i ε_i, so
+// over every row
 //
-//	E[noise of G_j · noise of G_k] = Σ_i φ_i² Σ_v sd_v² ∂_vΘ_j ∂_vΘ_k,
-//	E[noise of G_j · noise of b_s] = −Σ_i φ_i φ'_i sd_s² ∂_sΘ_j.
+//	E[noise of G_j · noise of G_k] = Σ_i c_i Σ_v sd_v² ∂_vΘ_j ∂_vΘ_k,
+//	E[noise of G_j · noise of b_s] = Σ_i cb_i sd_s² ∂_sΘ_j,
 //
-// Subtracting them from the normal equations is the corrected least
-// squares of measurement-error models (Fuller 1987, Measurement Error
-// Models, section 2.2): plain least squares on noisy library columns is
-// biased towards zero, the more so where columns are nearly collinear
-// (x and x·z when z varies little).
+// where c_i sums φ_i² and cb_i sums −φ_i φ'_i over the rows whose window
+// holds sample i (each row scaled by its ∫φ): the sums over rows and over
+// their samples are exchanged, so each sample's gradients J (J[j*vars+v]
+// = ∂_vΘ_j at the sample) are used once. Subtracting the moments from the
+// normal equations is the corrected least squares of measurement-error
+// models (Fuller 1987, Measurement Error Models, section 2.2): plain least
+// squares on noisy library columns is biased towards zero, the more so
+// where columns are nearly collinear (x and x·z when z varies little).
 //
 // Most terms do not depend on a given variable (a monomial without it, the
 // sin and cos of another), so ∂_vΘ is sparse: the sums run over the terms
 // whose derivative is not zero, which adds the same numbers in the same
 // order (the skipped products are zeros, and adding a zero to a sum that
 // started at +0 leaves it unchanged). A non-finite derivative makes the
-// products with zeros NaN, so then every term is kept.
-func noiseMoments(phi, dphi []float64, norm float64, lo, w int, jac [][]float64, sd []float64, m, vars, states int, noise, cross []float64) {
-	clear(noise)
-	clear(cross)
-	nz := make([]int, 0, m) // the terms with ∂_vΘ_j ≠ 0
-	for k, f := range phi {
-		J := jac[(lo+k)%w]
-		c := (f / norm) * (f / norm)
-		cb := -(f / norm) * (dphi[k] / norm)
-		for v := range vars {
-			s2 := sd[v] * sd[v]
-			if s2 == 0 {
+// products with zeros NaN, so then every term is kept. nz is scratch
+// space, returned for reuse.
+func noiseMoments(J []float64, c, cb float64, sd []float64, m, vars int, targets []int, nz []int, noise, cross []float64) []int {
+	for v := range vars {
+		s2 := sd[v] * sd[v]
+		if s2 == 0 {
+			continue
+		}
+		nz = nonZeroTerms(J, v, vars, m, nz[:0])
+		for _, j := range nz {
+			a := J[j*vars+v] * c * s2
+			if a == 0 {
 				continue
 			}
-			nz = nonZeroTerms(J, v, vars, m, nz[:0])
-			for _, j := range nz {
-				a := J[j*vars+v] * c * s2
-				if a == 0 {
-					continue
-				}
-				row := noise[j*m : (j+1)*m]
-				for _, l := range nz {
-					row[l] += a * J[l*vars+v]
-				}
+			row := noise[j*m : (j+1)*m]
+			for _, l := range nz {
+				row[l] += a * J[l*vars+v]
 			}
-			if v < states {
-				for _, j := range nz {
-					cross[v*m+j] += cb * s2 * J[j*vars+v]
-				}
+		}
+		for r, tv := range targets {
+			if tv != v {
+				continue
+			}
+			for _, j := range nz {
+				cross[r*m+j] += cb * s2 * J[j*vars+v]
 			}
 		}
 	}
+	return nz
 }
 
 // nonZeroTerms appends to nz the terms j whose derivative J[j*vars+v] is
@@ -227,11 +239,11 @@ func quadratureWeights(t []float64, lo, hi int, w []float64) {
 const localDegree = 4
 
 // pointRows returns one row per sample: the local-polynomial derivative of
-// each state against the library evaluated on the smoothed states (inputs
-// as measured). The first and last radius samples are left out: their
+// each target variable against the library evaluated on the smoothed
+// states, the first states variables of s (inputs as measured). The first and last radius samples are left out: their
 // windows are one-sided, and the derivative of a one-sided fit is the
 // least accurate (Savitzky & Golay's filter has no value there either).
-func pointRows(s segment, lib []Term, states, radius int, emit emitFunc) {
+func pointRows(s segment, lib []Term, states int, targets []int, radius int, emit emitFunc) {
 	n := len(s.t)
 	smooth := make([][]float64, states)
 	deriv := make([][]float64, states)
@@ -240,15 +252,17 @@ func pointRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 	}
 	z := make([]float64, len(s.x[0]))
 	g := make([]float64, len(lib))
-	b := make([]float64, states)
+	b := make([]float64, len(targets))
 	for i := radius; i < n-radius; i++ {
 		copy(z, s.x[i])
 		for st := range states {
 			z[st] = smooth[st][i]
-			b[st] = deriv[st][i]
+		}
+		for r, st := range targets {
+			b[r] = deriv[st][i]
 		}
 		evalRow(lib, z, g)
-		emit(g, b, nil, nil)
+		emit(g, b)
 	}
 }
 
@@ -259,6 +273,9 @@ func pointRows(s segment, lib []Term, states, radius int, emit emitFunc) {
 // so white noise leaves E[(x_i − x̃_i)²] = σ²·((1 − L_ii)² + Σ_{k≠i} L_ik²),
 // and σ̂² is the residual sum of squares over the sum of those factors.
 func noiseSD(s segment) []float64 {
+	if s.sd != nil {
+		return s.sd
+	}
 	vars := len(s.x[0])
 	out := make([]float64, vars)
 	n := len(s.t)

@@ -8,32 +8,25 @@ import (
 
 // noiseMomentsDense is noiseMoments' formula summed over every term, the
 // definition the sparse sums must reproduce bit for bit.
-func noiseMomentsDense(phi, dphi []float64, norm float64, lo, w int, jac [][]float64, sd []float64, m, vars, states int, noise, cross []float64) {
-	clear(noise)
-	clear(cross)
-	for k, f := range phi {
-		J := jac[(lo+k)%w]
-		c := (f / norm) * (f / norm)
-		cb := -(f / norm) * (dphi[k] / norm)
-		for v := range vars {
-			s2 := sd[v] * sd[v]
-			if s2 == 0 {
+func noiseMomentsDense(J []float64, c, cb float64, sd []float64, m, vars, states int, noise, cross []float64) {
+	for v := range vars {
+		s2 := sd[v] * sd[v]
+		if s2 == 0 {
+			continue
+		}
+		for j := range m {
+			a := J[j*vars+v] * c * s2
+			if a == 0 {
 				continue
 			}
-			for j := range m {
-				a := J[j*vars+v] * c * s2
-				if a == 0 {
-					continue
-				}
-				row := noise[j*m : (j+1)*m]
-				for l := range m {
-					row[l] += a * J[l*vars+v]
-				}
+			row := noise[j*m : (j+1)*m]
+			for l := range m {
+				row[l] += a * J[l*vars+v]
 			}
-			if v < states {
-				for j := range m {
-					cross[v*m+j] += cb * s2 * J[j*vars+v]
-				}
+		}
+		if v < states {
+			for j := range m {
+				cross[v*m+j] += cb * s2 * J[j*vars+v]
 			}
 		}
 	}
@@ -84,8 +77,12 @@ func TestNoiseMomentsSkipZerosExactly(t *testing.T) {
 		sd := []float64{0.1, 0, 0.3, 0.05}
 		got, want := make([]float64, m*m), make([]float64, m*m)
 		gotX, wantX := make([]float64, states*m), make([]float64, states*m)
-		noiseMoments(phi, dphi, norm, 2, w, jac, sd, m, vars, states, got, gotX)
-		noiseMomentsDense(phi, dphi, norm, 2, w, jac, sd, m, vars, states, want, wantX)
+		var nz []int
+		for k, f := range phi {
+			c, cb := (f/norm)*(f/norm), -(f/norm)*(dphi[k]/norm)
+			nz = noiseMoments(jac[k], c, cb, sd, m, vars, allTargets(states), nz, got, gotX)
+			noiseMomentsDense(jac[k], c, cb, sd, m, vars, states, want, wantX)
+		}
 		nonFinite := 0
 		for _, pair := range [][2][]float64{{got, want}, {gotX, wantX}} {
 			for i := range pair[0] {
