@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -59,4 +62,56 @@ func conservationClaim(t *testing.T, res *Result) *Claim {
 		t.Fatalf("no conservation claim among %d claims", len(res.Claims))
 	}
 	return found
+}
+
+// A run over 12 independent oscillators (24 variables, too many for one
+// library of degree 2) claims every oscillator's energy from the grouped
+// search, says so in the summary, and the claims pass their control; the
+// bootstrap, which reruns the groups, finds each again (how often depends
+// on the printed coefficients, which resamples may round differently).
+func TestDiscoverConservationGroupsManyVariables(t *testing.T) {
+	const osc, trajs, samples = 12, 6, 200
+	rng := rand.New(rand.NewPCG(21, 22))
+	names := []string{"traj"}
+	cols := [][]float64{nil}
+	for k := range osc {
+		names = append(names, fmt.Sprint("x", k), fmt.Sprint("v", k))
+		cols = append(cols, nil, nil)
+	}
+	for tr := range trajs {
+		for k := range osc {
+			w := 1 + float64(k)/2
+			amp, phase := 0.5+2*rng.Float64(), 2*math.Pi*rng.Float64()
+			for i := range samples {
+				tt := 0.05 * float64(i)
+				cols[1+2*k] = append(cols[1+2*k], amp*math.Cos(w*tt+phase)*(1+0.001*rng.NormFloat64()))
+				cols[2+2*k] = append(cols[2+2*k], -amp*w*math.Sin(w*tt+phase)*(1+0.001*rng.NormFloat64()))
+			}
+		}
+		for range samples {
+			cols[0] = append(cols[0], float64(tr))
+		}
+	}
+	fr := frameOf(t, names, cols...)
+	res, err := Discover(context.Background(), fr, Spec{Mode: ModeSymbolic, Targets: []string{"x0"}, Seed: 1,
+		Parameters: Parameters{Epochs: 10, Constraints: []string{"trajectory:traj"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, c := range res.Claims {
+		if c.Type != ClaimConservation {
+			continue
+		}
+		if !strings.Contains(c.Summary, "grouped search: the 24 variables fall into 12 groups") {
+			t.Errorf("summary %q lacks the grouping", c.Summary)
+		}
+		if len(c.Variables) != 2 || !c.Evidence.NegativeControlsPassed || c.Evidence.BootstrapStability == 0 {
+			t.Errorf("%s: variables %v, evidence %+v", c.Expression, c.Variables, c.Evidence)
+		}
+		found[c.Variables[0]] = true
+	}
+	if len(found) != osc {
+		t.Errorf("energies of %d oscillators claimed, want %d", len(found), osc)
+	}
 }

@@ -52,7 +52,8 @@ func (m *conservationMode) discover(ctx context.Context) error {
 	// laws and has no conservation claim.
 	sched := m.refits(bootstrapRounds)
 	findCtx, cancel := sched.rest(ctx)
-	qs, err := conservation.Find(findCtx, Xt, vars, lt, conservation.Options{})
+	res, err := conservation.Search(findCtx, Xt, vars, lt, conservation.Options{})
+	qs := res.Quantities
 	// Only the schedule's own deadline is a cut; read it before cancel, which
 	// would make every error look like one.
 	cut := ctx.Err() == nil && errors.Is(findCtx.Err(), context.DeadlineExceeded)
@@ -68,15 +69,36 @@ func (m *conservationMode) discover(ctx context.Context) error {
 		return nil
 	}
 	Xh, lh := rowsOf(X, m.data.holdout), pickRows(labels, m.data.holdout)
-	stable := m.bootstrap(ctx, Xt, vars, lt, sched)
+	stable := m.bootstrap(ctx, Xt, vars, lt, bootstrapGroups(res), sched)
+	held := trajectoryRows(lh, nil)
 	for _, q := range qs {
 		terms, err := parseTerms(q.Coefficients, vars)
 		if err != nil {
 			continue // a term this engine cannot evaluate: no claim rather than a wrong one
 		}
-		m.addClaim(m.claim(q, terms, relativeVariation(terms, X, labels, m.data.isEvidenceRow), Xh, lh, stable, sched.skipped == 0))
+		m.addClaim(m.claim(q, terms, relativeVariation(terms, X, labels, m.data.isEvidenceRow), Xh, held, stable, sched.skipped == 0, res.Note))
 	}
 	return nil
+}
+
+// bootstrapGroups are the groups of a grouped search (see the conservation
+// package's groups.go) that hold a quantity found: the bootstrap reruns only
+// these, since only the quantities found are counted, and each group's
+// search is independent of the others. It is nil when the search was whole.
+func bootstrapGroups(res conservation.Result) [][]string {
+	if res.Groups == nil {
+		return nil
+	}
+	out := [][]string{}
+	for _, g := range res.Groups {
+		holds := func(q conservation.Quantity) bool {
+			return !slices.ContainsFunc(q.Variables, func(v string) bool { return !slices.Contains(g, v) })
+		}
+		if slices.ContainsFunc(res.Quantities, holds) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // position is a column's index in the frame, for stable variable order.
@@ -91,14 +113,27 @@ func (m *conservationMode) position(name string) int {
 
 // bootstrap reruns the search on trajectory resamples and returns how many
 // of the rounds found each expression; the schedule may leave rounds out.
-func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string, sched *refitSchedule) map[string]int {
-	groups := map[string][]int{}
+// With groups (see bootstrapGroups) each round searches those groups of
+// variables alone, on their columns only, rather than grouping again: the
+// grouping's pairwise statistics are the costly part at many variables.
+func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string, groups [][]string, sched *refitSchedule) map[string]int {
+	if groups != nil {
+		var sub [][]float64
+		var names []string
+		for j, v := range vars {
+			if slices.ContainsFunc(groups, func(g []string) bool { return slices.Contains(g, v) }) {
+				sub, names = append(sub, X[j]), append(names, v)
+			}
+		}
+		X, vars = sub, names
+	}
+	byLabel := map[string][]int{}
 	var names []string
 	for i, l := range labels {
-		if _, ok := groups[l]; !ok {
+		if _, ok := byLabel[l]; !ok {
 			names = append(names, l)
 		}
-		groups[l] = append(groups[l], i)
+		byLabel[l] = append(byLabel[l], i)
 	}
 	rng := m.rng("bootstrap")
 	found := map[string]int{}
@@ -107,13 +142,13 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 		var lab []string
 		for k := range names {
 			pick := names[rng.Intn(len(names))]
-			for _, i := range groups[pick] {
+			for _, i := range byLabel[pick] {
 				rows = append(rows, i)
 				lab = append(lab, fmt.Sprintf("%s#%d", pick, k))
 			}
 		}
 		qs, err := refit(ctx, sched, func(ctx context.Context) ([]conservation.Quantity, error) {
-			return conservation.Find(ctx, rowsOf(X, rows), vars, lab, conservation.Options{})
+			return conservation.Find(ctx, rowsOf(X, rows), vars, lab, conservation.Options{Groups: groups})
 		})
 		if err != nil {
 			continue
@@ -127,9 +162,11 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 
 // claim is the claim of quantity q, whose relative variation on the
 // evidence rows is rv; its control runs on the held-out subsample Xh
-// unless the time limit has expired, and decided is false when the time
-// limit left bootstrap rounds out.
-func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float64, Xh [][]float64, labels []string, stable map[string]int, decided bool) Claim {
+// (held are its rows of each trajectory) unless the time limit has
+// expired, and decided is false when the time limit left bootstrap rounds
+// out. note is the search's Result.Note (how it departed from one library
+// of degree 2), for the summary.
+func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float64, Xh [][]float64, held [][]int, stable map[string]int, decided bool, note string) Claim {
 	used := map[int]bool{}
 	for _, t := range terms {
 		for _, j := range t.Variables {
@@ -152,18 +189,18 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float
 		for k, j := range cols {
 			sub[k] = Xh[j]
 		}
+		full := append([][]float64(nil), Xh...) // every call replaces the same columns
 		stat := func(s [][]float64) float64 {
-			full := append([][]float64(nil), Xh...)
 			for k, j := range cols {
 				full[j] = s[k]
 			}
-			return -relativeVariation(terms, full, labels, nil)
+			return -variationOn(terms, full, held)
 		}
 		results[ControlNoiseFeature] = controls.NoiseFeature(sub, stat, m.rng(ControlNoiseFeature+q.Expression))
 	}
 	passed := decided && controls.AllPassed(results)
 	degreeNote := ""
-	if note := conservation.DegreeNote(len(Xh)); note != "" {
+	if note != "" {
 		degreeNote = "; " + note
 	}
 	stability := float64(stable[q.Expression]) / bootstrapRounds
@@ -212,14 +249,11 @@ func parseTerms(coefs map[string]float64, vars []string) ([]term, error) {
 	return out, nil
 }
 
-func (t term) eval(X [][]float64, i int) float64 {
-	var buf [16]float64
-	state := buf[:0]
-	if len(X) > len(buf) {
-		state = make([]float64, 0, len(X))
-	}
-	state = state[:len(X)]
-	for j := range X {
+// eval is the term at row i of X; state is a scratch buffer of len(X), of
+// which it sets only the term's own variables, so that a term of two
+// variables among hundreds costs two reads.
+func (t term) eval(X [][]float64, i int, state []float64) float64 {
+	for _, j := range t.Variables {
 		state[j] = X[j][i]
 	}
 	return t.Eval(state)
@@ -230,6 +264,12 @@ func (t term) eval(X [][]float64, i int) float64 {
 // least 3 rows) of std_t(Q) / sum_k |c_k| std_t(term_k). It is 1 when
 // nothing can be measured.
 func relativeVariation(terms []term, X [][]float64, labels []string, in func(i int) bool) float64 {
+	return variationOn(terms, X, trajectoryRows(labels, in))
+}
+
+// trajectoryRows are the rows i with in(i) (in nil: every row) of each
+// trajectory, in sorted order of the labels.
+func trajectoryRows(labels []string, in func(i int) bool) [][]int {
 	groups := map[string][]int{}
 	for i, l := range labels {
 		if in == nil || in(i) {
@@ -241,9 +281,18 @@ func relativeVariation(terms []term, X [][]float64, labels []string, in func(i i
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	out := make([][]int, len(keys))
+	for a, k := range keys {
+		out[a] = groups[k]
+	}
+	return out
+}
+
+// variationOn is relativeVariation on the rows of each trajectory given.
+func variationOn(terms []term, X [][]float64, trajectories [][]int) float64 {
 	total, count := 0.0, 0
-	for _, k := range keys {
-		rows := groups[k]
+	state := make([]float64, len(X))
+	for _, rows := range trajectories {
 		if len(rows) < 3 {
 			continue
 		}
@@ -252,7 +301,7 @@ func relativeVariation(terms []term, X [][]float64, labels []string, in func(i i
 		for _, t := range terms {
 			v := make([]float64, len(rows))
 			for a, i := range rows {
-				v[a] = t.eval(X, i)
+				v[a] = t.eval(X, i, state)
 				q[a] += t.coef * v[a]
 			}
 			denom += math.Abs(t.coef) * stat.StdDev(v, nil)

@@ -7,9 +7,11 @@
 // regression:
 //
 //  1. Build a library of candidate terms: monomials of the variables up to
-//     Options.MaxDegree (default 2, or 1 when 2 would give more than 200
-//     terms: DefaultDegree) and sin/cos of each variable (the pendulum
-//     energy needs cos(theta)).
+//     Options.MaxDegree (default 2) and sin/cos of each variable (the
+//     pendulum energy needs cos(theta)). Past 16 variables degree 2 would
+//     give more than 200 terms; the variables are then split into groups
+//     that may share a quantity, and each group is searched alone, by the
+//     steps below, at the highest degree its size allows (see groups.go).
 //  2. Centre every term within each trajectory, so that only the variation
 //     along a trajectory remains, stack the trajectories and scale each
 //     column to unit root mean square.

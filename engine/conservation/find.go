@@ -1,6 +1,7 @@
 package conservation
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -38,42 +39,126 @@ type Quantity struct {
 const independenceResidual = 0.2
 
 // Find returns up to opts.MaxQuantities independent conserved quantities of
-// the trajectories in X, sparsest first (then least varying).
+// the trajectories in X, sparsest first (then least varying); it is Search
+// without the account of how the search went.
+func Find(ctx context.Context, X [][]float64, names []string, trajectory []string, opts Options) ([]Quantity, error) {
+	r, err := Search(ctx, X, names, trajectory, opts)
+	return r.Quantities, err
+}
+
+// Result is what Search found and how it searched.
+type Result struct {
+	// Quantities are the conserved quantities found, sparsest first (then
+	// least varying).
+	Quantities []Quantity
+	// Groups are the groups of variables (by name, in input order) that a
+	// grouped search searched alone (see groups.go); nil when the variables
+	// were searched whole.
+	Groups [][]string
+	// Note says how the search departed from one library of the default
+	// degree over all the variables: a grouped search's groups, the largest
+	// and the degrees they were searched at. It is empty when it did not.
+	Note string
+}
+
+// Search finds independent conserved quantities of the trajectories in X.
 //
 // X is column-major: X[j][i] is variable j (named names[j]) at row i, and
 // trajectory[i] labels the trajectory row i belongs to; rows of a trajectory
-// need not be contiguous and their order does not matter. Find fails with
+// need not be contiguous and their order does not matter. Search fails with
 // fewer than 2 trajectories, fewer than 5 rows in any trajectory, non-finite
 // values, or too few rows for the candidate library. Finding nothing is not an
 // error: the result is empty.
-func Find(ctx context.Context, X [][]float64, names []string, trajectory []string, opts Options) ([]Quantity, error) {
+//
+// Up to maxWholeVariables (16) variables, or with Options.MaxDegree set, the
+// variables are searched whole and at most opts.MaxQuantities quantities are
+// returned. Past 16 variables at the default degree, or with Options.Groups
+// set, the search is grouped (see groups.go): each group of variables that
+// may share a quantity is searched alone, and opts.MaxQuantities caps each
+// group's quantities, since a user of many independent subsystems wants the
+// quantities of all of them. More than maxVariables (1000) variables at the
+// default degree are refused (see CheckVariables).
+func Search(ctx context.Context, X [][]float64, names []string, trajectory []string, opts Options) (Result, error) {
+	grouped := opts.Groups != nil || (opts.MaxDegree == 0 && len(X) > maxWholeVariables)
+	fixedDegree := opts.MaxDegree
 	if opts.MaxDegree == 0 {
 		opts.MaxDegree = DefaultDegree(len(X))
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	groups, err := groupTrajectories(X, names, trajectory)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
+	if !grouped {
+		qs, err := find(ctx, X, names, groups, len(trajectory), opts)
+		return Result{Quantities: qs}, err
+	}
+	var g grouping
+	if opts.Groups != nil {
+		if g, err = namedGroups(opts.Groups, names); err != nil {
+			return Result{}, err
+		}
+	} else {
+		if err := CheckVariables(len(X)); err != nil {
+			return Result{}, err
+		}
+		g = groupVariables(X, groups)
+	}
+	degree := func(size int) int {
+		if fixedDegree > 0 {
+			return fixedDegree
+		}
+		return DefaultDegree(size)
+	}
+	res := Result{Note: g.note(len(X), degree, names)}
+	for _, grp := range g.groups {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		Xg := make([][]float64, len(grp))
+		ng := make([]string, len(grp))
+		for k, j := range grp {
+			Xg[k], ng[k] = X[j], names[j]
+		}
+		o := opts
+		o.MaxDegree = degree(len(grp))
+		qs, err := find(ctx, Xg, ng, groups, len(trajectory), o)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Quantities = append(res.Quantities, qs...)
+		res.Groups = append(res.Groups, ng)
+	}
+	slices.SortStableFunc(res.Quantities, func(a, b Quantity) int {
+		return cmp.Or(cmp.Compare(len(a.Coefficients), len(b.Coefficients)),
+			cmp.Compare(a.RelativeVariation, b.RelativeVariation))
+	})
+	return res, nil
+}
+
+// find searches the variables of X whole, at opts.MaxDegree; groups are the
+// row indices of each trajectory, rows their total.
+func find(ctx context.Context, X [][]float64, names []string, groups [][]int, rows int, opts Options) ([]Quantity, error) {
 	if err := checkLibrary(len(X), opts.MaxDegree); err != nil {
 		return nil, err
 	}
 	base := buildLibrary(X, names, opts.MaxDegree)
-	p := newProblem(base, groups, len(trajectory))
+	p := newProblem(base, groups, rows)
 	p.noNoiseModel = opts.DisableNoiseModel
 	var kept []candidate
 	if len(p.terms) > 0 {
 		// After centring, each trajectory loses one degree of freedom.
-		if dof := len(trajectory) - len(groups); dof <= 2*len(p.terms) {
+		if dof := rows - len(groups); dof <= 2*len(p.terms) {
 			return nil, fmt.Errorf("conservation: %d rows in %d trajectories are too few for %d candidate terms",
-				len(trajectory), len(groups), len(p.terms))
+				rows, len(groups), len(p.terms))
 		}
+		var err error
 		if kept, err = p.search(ctx, opts, nil, false); err != nil {
 			return nil, err
 		}
@@ -94,10 +179,10 @@ func Find(ctx context.Context, X [][]float64, names []string, trajectory []strin
 	if len(extra) == 0 || len(base)+len(extra) > maxExtendedLibraryTerms {
 		return out, nil
 	}
-	q := newProblem(append(base, extra...), groups, len(trajectory))
+	q := newProblem(append(base, extra...), groups, rows)
 	q.noNoiseModel = opts.DisableNoiseModel
 	q.states = X
-	if dof := len(trajectory) - len(groups); dof <= 2*len(q.terms) {
+	if dof := rows - len(groups); dof <= 2*len(q.terms) {
 		return out, nil // too few rows for the larger library: the first stage stands
 	}
 	more, err := q.search(ctx, opts, kept, true)

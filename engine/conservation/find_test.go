@@ -447,22 +447,19 @@ func TestInterleavedRows(t *testing.T) {
 	}
 }
 
-// Left at its default, the degree drops to 1 when degree 2 would give more
-// than maxLibraryTerms candidate terms (17 variables and more), and a
-// linear quantity among 20 variables is still found; a degree that is set
-// is refused instead.
-func TestDefaultDegreeIsLoweredForManyVariables(t *testing.T) {
-	if DefaultDegree(16) != 2 || DegreeNote(16) != "" {
-		t.Errorf("16 variables: degree %d, note %q; want 2 and none", DefaultDegree(16), DegreeNote(16))
+// Left at its default, the degree is 2 up to 16 variables; past them the
+// search is grouped (see groups.go), and a linear quantity of two random
+// walks among 20 variables is found in their group; a degree that is set is
+// refused instead. Only more than 1000 variables are refused up front.
+func TestManyVariablesAreSearchedInGroups(t *testing.T) {
+	if DefaultDegree(16) != 2 || DefaultDegree(17) != 1 {
+		t.Errorf("default degree %d for 16 variables, %d for 17; want 2 and 1", DefaultDegree(16), DefaultDegree(17))
 	}
-	if DefaultDegree(17) != 1 || !strings.Contains(DegreeNote(17), "204 candidate terms") {
-		t.Errorf("17 variables: degree %d, note %q; want 1, naming the 204 terms of degree 2", DefaultDegree(17), DegreeNote(17))
+	if err := CheckVariables(1000); err != nil {
+		t.Errorf("1000 variables: %v", err)
 	}
-	if err := CheckVariables(66); err != nil {
-		t.Errorf("66 variables (198 terms at degree 1): %v", err)
-	}
-	if err := CheckVariables(67); err == nil || !strings.Contains(err.Error(), "201 candidate terms") {
-		t.Errorf("67 variables: err = %v, want the 201 terms of degree 1 refused", err)
+	if err := CheckVariables(1001); err == nil || !strings.Contains(err.Error(), "1001 variables are more than the 1000") {
+		t.Errorf("1001 variables: err = %v, want them refused", err)
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	const vars, trajs, rows = 20, 6, 100
@@ -486,16 +483,28 @@ func TestDefaultDegreeIsLoweredForManyVariables(t *testing.T) {
 			labels = append(labels, fmt.Sprint(k))
 		}
 	}
-	qs, err := Find(context.Background(), X, names, labels, Options{})
+	res, err := Search(context.Background(), X, names, labels, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(qs) != 1 || qs[0].Expression != "v18 + v19" {
-		var got []string
-		for _, q := range qs {
-			got = append(got, q.Expression)
+	if !slices.ContainsFunc(res.Groups, func(g []string) bool { return slices.Equal(g, []string{"v18", "v19"}) }) {
+		t.Errorf("groups %v, want v18 and v19 together", res.Groups)
+	}
+	if !strings.Contains(res.Note, "the 20 variables fall into") {
+		t.Errorf("note %q", res.Note)
+	}
+	// The group of v18 and v19 is searched at degree 2, where (v18 + v19)^2
+	// is conserved too: a function of a first-stage quantity is dropped only
+	// in the extended stage.
+	var got []string
+	for _, q := range res.Quantities {
+		got = append(got, q.Expression)
+		if !slices.Equal(q.Variables, []string{"v18", "v19"}) {
+			t.Errorf("quantity %s over %v, want only v18 and v19", q.Expression, q.Variables)
 		}
-		t.Errorf("found %q, want only v18 + v19", got)
+	}
+	if len(got) == 0 || got[0] != "v18 + v19" {
+		t.Errorf("found %q, want v18 + v19 first", got)
 	}
 	if _, err := Find(context.Background(), X, names, labels, Options{MaxDegree: 2}); err == nil || !strings.Contains(err.Error(), "more than 200") {
 		t.Errorf("degree 2 set for 20 variables: err = %v, want the library refused", err)

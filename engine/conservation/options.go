@@ -1,13 +1,18 @@
 package conservation
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
 
 // Options tunes Find. Zero values select the defaults.
 type Options struct {
 	// MaxDegree is the highest total degree of the monomial terms (default
-	// 2, lowered to 1 when 2 would give more than maxLibraryTerms candidate
-	// terms; see DefaultDegree). A degree that is set is kept, and a
-	// library too large for it is refused.
+	// 2; past 16 variables, where degree 2 would give more than
+	// maxLibraryTerms candidate terms, the search is grouped, see groups.go).
+	// A degree that is set is kept, and a library too large for it is
+	// refused.
 	MaxDegree int
 	// Tolerance is the largest relative variation (see Quantity) of an
 	// accepted quantity of one or two terms (default 0.02); a quantity of n
@@ -22,8 +27,16 @@ type Options struct {
 	// at most 0.2, scaled like Tolerance by the number of terms).
 	DisableNoiseModel bool
 	// MaxQuantities caps how many independent quantities are returned
-	// (default 3).
+	// (default 3); in a grouped search (see groups.go) it caps those of each
+	// group.
 	MaxQuantities int
+	// Groups, when set, replaces the grouping of a grouped search: each
+	// group of variables (by name) is searched alone, at MaxDegree or else
+	// at DefaultDegree of its size, and variables in no group are not
+	// searched. A caller that reruns a search on resampled trajectories (a
+	// bootstrap) passes the Result.Groups of the first search, so that the
+	// reruns search the same groups and skip the grouping's cost.
+	Groups [][]string
 }
 
 const (
@@ -36,9 +49,11 @@ const (
 	maxLibraryTerms = 200
 )
 
-// DefaultDegree is the MaxDegree Find uses when it is left at zero for
-// vars variables: the default, lowered as far as needed (to 1 at least)
-// for the library to hold at most maxLibraryTerms candidate terms.
+// DefaultDegree is the MaxDegree of a library of vars variables when it is
+// left at zero: the default, lowered as far as needed (to 1 at least) for
+// the library to hold at most maxLibraryTerms candidate terms. Find
+// searches more than maxWholeVariables variables in groups, each at
+// DefaultDegree of its size (see groups.go).
 func DefaultDegree(vars int) int {
 	d := defaultMaxDegree
 	for d > 1 && librarySize(vars, d) > maxLibraryTerms {
@@ -47,12 +62,17 @@ func DefaultDegree(vars int) int {
 	return d
 }
 
-// CheckVariables returns the error Find returns when vars variables make
-// more than maxLibraryTerms candidate terms even at DefaultDegree(vars),
-// and nil when they fit: a caller can refuse such a search before it
-// starts.
+// CheckVariables returns the error Find returns at the default degree for
+// vars variables, and nil when it takes them: a caller can refuse such a
+// search before it starts. Past maxWholeVariables the search is grouped
+// (see groups.go), and every group fits the library at its default degree,
+// so only more than maxVariables variables are refused.
 func CheckVariables(vars int) error {
-	return checkLibrary(vars, DefaultDegree(vars))
+	if vars > maxVariables {
+		return fmt.Errorf("conservation: %d variables are more than the %d a conservation search takes (its grouping compares every pair of variables)",
+			vars, maxVariables)
+	}
+	return nil
 }
 
 // checkLibrary refuses a library of more than maxLibraryTerms terms.
@@ -64,14 +84,30 @@ func checkLibrary(vars, degree int) error {
 	return nil
 }
 
-// DegreeNote says why DefaultDegree(vars) is below the default, and is
-// empty when it is not.
-func DegreeNote(vars int) string {
-	if d := DefaultDegree(vars); d < defaultMaxDegree {
-		return fmt.Sprintf("library of degree %d: at degree %d the %d variables give %d candidate terms, more than the %d allowed",
-			d, defaultMaxDegree, vars, librarySize(vars, defaultMaxDegree), maxLibraryTerms)
+// namedGroups is the grouping of Options.Groups: the groups by index,
+// each in input order.
+func namedGroups(named [][]string, names []string) (grouping, error) {
+	index := make(map[string]int, len(names))
+	for j, n := range names {
+		index[n] = j
 	}
-	return ""
+	var g grouping
+	for _, grp := range named {
+		if len(grp) == 0 {
+			return grouping{}, errors.New("conservation: Options.Groups holds an empty group")
+		}
+		var idx []int
+		for _, n := range grp {
+			j, ok := index[n]
+			if !ok {
+				return grouping{}, fmt.Errorf("conservation: Options.Groups names %q, which is not a variable", n)
+			}
+			idx = append(idx, j)
+		}
+		slices.Sort(idx)
+		g.groups = append(g.groups, slices.Compact(idx))
+	}
+	return g, nil
 }
 
 // withDefaults fills zero fields and rejects values that make no sense.
