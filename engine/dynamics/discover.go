@@ -371,11 +371,25 @@ func fitShared(ctx context.Context, train []segment, names []string, states int,
 	}
 	all := allTargets(len(d.chunks))
 	f := &fit{lib: lib, rows: d.total(), chunks: len(d.chunks), inclusion: d.inclusion}
+	sels := make([]selection, states)
+	var union []int
 	for s := range states {
 		sel, err := d.selectSupport(ctx, s, all)
 		if err != nil {
 			return nil, err
 		}
+		sels[s] = sel
+		for _, j := range sel.support {
+			if !slices.Contains(union, j) {
+				union = append(union, j)
+			}
+		}
+	}
+	slices.Sort(union)
+	if err := d.addSupportNoise(ctx, train, lib, union, states, allTargets(states), settings); err != nil {
+		return nil, err
+	}
+	for s, sel := range sels {
 		c, ok := d.coefficients(s, all, sel.support)
 		if !ok {
 			c = make([]float64, len(lib))
@@ -385,6 +399,42 @@ func fitShared(ctx context.Context, train []segment, names []string, states int,
 		f.variables = append(f.variables, names)
 	}
 	return f, nil
+}
+
+// addSupportNoise stores in d the expected noise moments (noiseMoments)
+// of the library terms U over the training pieces, for the corrected
+// coefficients of supports within U. An entry of the moments depends
+// only on its two terms, so the moments of U alone are the same numbers
+// as those entries of the whole library's, for a fraction of the
+// gradients. Nothing is stored without the weak form's noise correction.
+func (d *design) addSupportNoise(ctx context.Context, train []segment, lib []Term, U []int, states int, targets []int, settings Settings) error {
+	if settings.Derivatives != WeakForm || settings.NoNoiseCorrection || len(U) == 0 {
+		return nil
+	}
+	sub := make([]Term, len(U))
+	for a, j := range U {
+		sub[a] = lib[j]
+	}
+	m, u := d.m, len(U)
+	d.noiseGG, d.noiseGB = make([]float64, m*m), make([]float64, d.states*m)
+	for _, s := range train {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		gg, gb := regressionRows(s, sub, states, targets, settings.radius(len(s.t)), settings, true, func(_, _ []float64) {})
+		if gg == nil {
+			continue
+		}
+		for a, j := range U {
+			for b, k := range U {
+				d.noiseGG[j*m+k] += gg[a*u+b]
+			}
+			for r := range targets {
+				d.noiseGB[r*m+j] += gb[r*u+a]
+			}
+		}
+	}
+	return nil
 }
 
 // tooFewRows is the error of a regression with fewer than two rows per
@@ -404,7 +454,8 @@ func allTargets(n int) []int {
 
 // buildDesign assembles the chunked regression of the training pieces: the
 // responses of the target variables (the first states variables are
-// states) on the library.
+// states) on the library. The noise moments are left to addSupportNoise,
+// once the supports are chosen.
 func buildDesign(ctx context.Context, train []segment, lib []Term, states int, targets []int, settings Settings) (*design, error) {
 	radii := make([]int, len(train))
 	perChunk, total := 1, 0
@@ -435,7 +486,7 @@ func buildDesign(ctx context.Context, train []segment, lib []Term, states int, t
 			return nil, err
 		}
 		d.startBlock()
-		d.addNoise(regressionRows(s, lib, states, targets, radii[i], settings, !settings.NoNoiseCorrection, d.addRow))
+		regressionRows(s, lib, states, targets, radii[i], settings, false, d.addRow)
 	}
 	if err := d.finish(); err != nil {
 		for j, v := range d.scale {

@@ -276,8 +276,20 @@ func newStateLibrary(names []string, vars []int, state, states int, settings Set
 }
 
 // design builds the state's regression on the training pieces, each
-// reduced to the state's variables.
+// reduced to the state's variables (pieces).
 func (p stateLibrary) design(ctx context.Context, train []segment, settings Settings) (*design, error) {
+	d, err := buildDesign(ctx, p.pieces(train), p.lib, p.states, []int{p.target}, settings)
+	if err != nil {
+		return nil, err
+	}
+	if d.total() < 2*len(p.lib) {
+		return nil, tooFewRows(d.total(), len(p.lib))
+	}
+	return d, nil
+}
+
+// pieces returns the training pieces reduced to the state's variables.
+func (p stateLibrary) pieces(train []segment) []segment {
 	pieces := make([]segment, len(train))
 	for i, s := range train {
 		values := make([]float64, len(s.t)*len(p.vars))
@@ -296,14 +308,7 @@ func (p stateLibrary) design(ctx context.Context, train []segment, settings Sett
 			}
 		}
 	}
-	d, err := buildDesign(ctx, pieces, p.lib, p.states, []int{p.target}, settings)
-	if err != nil {
-		return nil, err
-	}
-	if d.total() < 2*len(p.lib) {
-		return nil, tooFewRows(d.total(), len(p.lib))
-	}
-	return d, nil
+	return pieces
 }
 
 // on returns t, a term of the variables vars, as a term of every
@@ -369,6 +374,9 @@ func fitScreened(ctx context.Context, train []segment, names []string, states, c
 			vn[k] = names[v]
 		}
 		f.variables = append(f.variables, vn)
+		if err := d.addSupportNoise(ctx, p.pieces(train), p.lib, sel.support, p.states, []int{p.target}, settings); err != nil {
+			return nil, err
+		}
 		c, ok := d.coefficients(0, all, sel.support)
 		if !ok {
 			continue

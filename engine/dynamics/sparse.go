@@ -119,24 +119,6 @@ func (d *design) addRow(g, b []float64) {
 	c.n++
 }
 
-// addNoise adds the expected noise moments of some rows (see
-// noiseMoments); nil adds nothing.
-func (d *design) addNoise(noise, cross []float64) {
-	if noise == nil {
-		return
-	}
-	if d.noiseGG == nil {
-		d.noiseGG = make([]float64, d.m*d.m)
-		d.noiseGB = make([]float64, d.states*d.m)
-	}
-	for k, v := range noise {
-		d.noiseGG[k] += v
-	}
-	for k, v := range cross {
-		d.noiseGB[k] += v
-	}
-}
-
 // finish closes the last block and computes the column and response norms.
 // It fails when a library column or a response is not finite.
 func (d *design) finish() error {
