@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/discolab/disco/engine/conservation"
 )
 
 // A run over Lotka–Volterra trajectories claims the first integral
@@ -113,5 +115,21 @@ func TestDiscoverConservationGroupsManyVariables(t *testing.T) {
 	}
 	if len(found) != osc {
 		t.Errorf("energies of %d oscillators claimed, want %d", len(found), osc)
+	}
+}
+
+// A bootstrap round finds the same quantity when it has the same terms and
+// its coefficients point the same way, whatever their scale and last
+// digits; other terms or another direction do not count.
+func TestConservationStabilityMatchesQuantitiesNotStrings(t *testing.T) {
+	q := conservation.Quantity{Expression: "x^2 + 0.25*v^2", Coefficients: map[string]float64{"x^2": 1, "v^2": 0.25}}
+	rounds := [][]conservation.Quantity{
+		{{Expression: "x^2 + 0.2501*v^2", Coefficients: map[string]float64{"x^2": 1, "v^2": 0.2501}}},
+		{{Expression: "y"}, {Expression: "2*x^2 + 0.5*v^2", Coefficients: map[string]float64{"x^2": 2, "v^2": 0.5}}},
+		{{Expression: "x^2", Coefficients: map[string]float64{"x^2": 1}}},
+		{{Expression: "x^2 - 0.25*v^2", Coefficients: map[string]float64{"x^2": 1, "v^2": -0.25}}},
+	}
+	if got := stability(q, rounds); got != 2.0/bootstrapRounds {
+		t.Errorf("stability %v, want %v: two rounds found the quantity", got, 2.0/bootstrapRounds)
 	}
 }

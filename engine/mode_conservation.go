@@ -111,12 +111,12 @@ func (m *conservationMode) position(name string) int {
 	return -1
 }
 
-// bootstrap reruns the search on trajectory resamples and returns how many
-// of the rounds found each expression; the schedule may leave rounds out.
+// bootstrap reruns the search on trajectory resamples and returns what
+// each round found; the schedule may leave rounds out.
 // With groups (see bootstrapGroups) each round searches those groups of
 // variables alone, on their columns only, rather than grouping again: the
 // grouping's pairwise statistics are the costly part at many variables.
-func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string, groups [][]string, sched *refitSchedule) map[string]int {
+func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, labels []string, groups [][]string, sched *refitSchedule) [][]conservation.Quantity {
 	if groups != nil {
 		var sub [][]float64
 		var names []string
@@ -136,7 +136,7 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 		byLabel[l] = append(byLabel[l], i)
 	}
 	rng := m.rng("bootstrap")
-	found := map[string]int{}
+	var found [][]conservation.Quantity
 	for b := 0; b < bootstrapRounds; b++ {
 		var rows []int
 		var lab []string
@@ -153,20 +153,52 @@ func (m *conservationMode) bootstrap(ctx context.Context, X [][]float64, vars, l
 		if err != nil {
 			continue
 		}
-		for _, q := range qs {
-			found[q.Expression]++
-		}
+		found = append(found, qs)
 	}
 	return found
+}
+
+// sameQuantityCosine is how closely a resample's coefficients must point
+// the way of the quantity's for the bootstrap to count it as the same
+// quantity (cosine 0.99, about 8°), given the same terms: a quantity is
+// defined up to scale, and its fitted coefficients (6.887e-05*v^2 + …)
+// change in their last printed digits from one resample to the next.
+const sameQuantityCosine = 0.99
+
+// stability is the share of the bootstrapRounds rounds that found q: a
+// quantity of the same terms whose coefficients point the same way.
+func stability(q conservation.Quantity, rounds [][]conservation.Quantity) float64 {
+	same := func(r conservation.Quantity) bool {
+		if len(r.Coefficients) != len(q.Coefficients) {
+			return false
+		}
+		var dot, qq, rr float64
+		for term, a := range q.Coefficients {
+			b, ok := r.Coefficients[term]
+			if !ok {
+				return false
+			}
+			dot, qq, rr = dot+a*b, qq+a*a, rr+b*b
+		}
+		return qq > 0 && rr > 0 && math.Abs(dot)/math.Sqrt(qq*rr) >= sameQuantityCosine
+	}
+	n := 0
+	for _, round := range rounds {
+		if slices.ContainsFunc(round, same) {
+			n++
+		}
+	}
+	return float64(n) / bootstrapRounds
 }
 
 // claim is the claim of quantity q, whose relative variation on the
 // evidence rows is rv; its control runs on the held-out subsample Xh
 // (held are its rows of each trajectory) unless the time limit has
 // expired, and decided is false when the time limit left bootstrap rounds
-// out. note is the search's Result.Note (how it departed from one library
-// of degree 2), for the summary.
-func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float64, Xh [][]float64, held [][]int, stable map[string]int, decided bool, note string) Claim {
+// out; rounds are what the bootstrap's rounds found. note is the search's
+// Result.Note (how it departed from one library of degree 2), for the
+// summary.
+func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float64, Xh [][]float64, held [][]int, rounds [][]conservation.Quantity, decided bool, note string) Claim {
 	used := map[int]bool{}
 	for _, t := range terms {
 		for _, j := range t.Variables {
@@ -203,9 +235,9 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float
 	if note != "" {
 		degreeNote = "; " + note
 	}
-	stability := float64(stable[q.Expression]) / bootstrapRounds
+	stable := stability(q, rounds)
 	score := controls.Score(controls.Components{Fit: 1 - rv/conservationTolerance, Controls: results,
-		Stability: stability, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
+		Stability: stable, Complexity: len(terms), MaxComplexity: m.plan.spec.maxComplexity(), Undecided: !decided})
 	return Claim{
 		Type:    ClaimConservation,
 		Summary: fmt.Sprintf("%s is conserved along trajectories (relative variation %.3g%s, negative controls %s)", q.Expression, rv, degreeNote, decidedWord(passed, decided)),
@@ -215,7 +247,7 @@ func (m *conservationMode) claim(q conservation.Quantity, terms []term, rv float
 		Evidence: Evidence{
 			RelativeVariation:      f64(round4(rv)),
 			Trajectories:           q.Trajectories,
-			BootstrapStability:     stability,
+			BootstrapStability:     stable,
 			NegativeControlsPassed: passed,
 			NegativeControls:       results,
 		},
