@@ -17,17 +17,16 @@ func (m *Model) InputGradients(X [][]float64) [][]float64 {
 	for j := range grads {
 		grads[j] = make([]float64, rows)
 	}
-	if rows == 0 {
-		return grads
-	}
-	dz := m.standardisedGradients(m.standardise(X))
-	for j := range grads {
-		// yhat = OutputStd * net(z) + OutputMean with z_j = (x_j - mean_j) / std_j.
-		scale := m.OutputStd / m.InputStd[j]
-		for i := range rows {
-			grads[j][i] = dz.At(i, j) * scale
+	forBatches(X, func(lo int, part [][]float64) {
+		dz := m.standardisedGradients(m.standardise(part))
+		for j := range grads {
+			// yhat = OutputStd * net(z) + OutputMean with z_j = (x_j - mean_j) / std_j.
+			scale := m.OutputStd / m.InputStd[j]
+			for i := range rowCount(part) {
+				grads[j][lo+i] = dz.At(i, j) * scale
+			}
 		}
-	}
+	})
 	return grads
 }
 

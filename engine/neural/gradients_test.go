@@ -3,7 +3,10 @@ package neural
 import (
 	"context"
 	"math"
+	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 func TestInputGradientsMatchFiniteDifferences(t *testing.T) {
@@ -58,5 +61,72 @@ func TestImportanceOfConstantFeatureIsZero(t *testing.T) {
 	}
 	if imp := m.Importance(X); imp[1] != 0 || imp[0] != 1 {
 		t.Fatalf("importances %v, want [1 0] for a constant second feature", imp)
+	}
+}
+
+// Predict and InputGradients pass large inputs through the network in
+// batches of predictBatch rows; every row's result is the one it has
+// alone, including the rows on either side of a batch boundary.
+func TestPredictInBatchesEqualsRowByRow(t *testing.T) {
+	X := uniformColumns(3, 2*predictBatch+7, [2]float64{-3, 3}, [2]float64{0, 100})
+	y := targetOf(X, func(x []float64) float64 { return math.Sin(x[0]) * x[1] })
+	m, err := Train(context.Background(), X, y, Options{Hidden: []int{8}, Epochs: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, grads := m.Predict(X), m.InputGradients(X)
+	for _, i := range []int{0, predictBatch - 1, predictBatch, 2 * predictBatch, 2*predictBatch + 6} {
+		row := [][]float64{{X[0][i]}, {X[1][i]}}
+		if one := m.Predict(row)[0]; math.Float64bits(one) != math.Float64bits(pred[i]) {
+			t.Errorf("row %d: %v in the batch, %v alone", i, pred[i], one)
+		}
+		g := m.InputGradients(row)
+		for j := range g {
+			if math.Float64bits(g[j][0]) != math.Float64bits(grads[j][i]) {
+				t.Errorf("row %d, feature %d: gradient %v in the batch, %v alone", i, j, grads[j][i], g[j][0])
+			}
+		}
+	}
+}
+
+// Predict and InputGradients on 400,000 rows hold a batch's activations,
+// not the whole input's: without batches a 64-unit layer alone holds
+// 400,000 × 64 doubles (205 MB) per pass. The live heap is sampled while
+// they run.
+func TestPredictMemoryIsBounded(t *testing.T) {
+	const rows = 400000
+	X := uniformColumns(4, rows, [2]float64{-3, 3}, [2]float64{0, 100})
+	y := targetOf(X, func(x []float64) float64 { return x[0] + x[1] })
+	m, err := Train(context.Background(), [][]float64{X[0][:500], X[1][:500]}, y[:500], Options{Hidden: []int{64}, Epochs: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := live()
+	done, peak := make(chan struct{}), make(chan uint64)
+	go func() {
+		var most uint64
+		for {
+			most = max(most, live())
+			select {
+			case <-done:
+				peak <- most
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	pred := m.Predict(X)
+	grads := m.InputGradients(X)
+	close(done)
+	grew := <-peak - base
+	runtime.KeepAlive(pred)
+	runtime.KeepAlive(grads)
+	// the outputs are 3 × 400,000 doubles (9.6 MB); the bound leaves room
+	// for a few batches and garbage not yet collected
+	if grew > 64<<20 {
+		t.Errorf("the live heap grew by %d MB while predicting %d rows; want at most 64 MB", grew>>20, rows)
 	}
 }

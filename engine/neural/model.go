@@ -147,10 +147,32 @@ func (m *Model) standardise(X [][]float64) *mat.Dense {
 // ragged columns, as gonum does for mismatched dimensions.
 func (m *Model) Predict(X [][]float64) []float64 {
 	rows := m.checkShape(X)
-	if rows == 0 {
-		return []float64{}
+	y := make([]float64, rows)
+	forBatches(X, func(lo int, part [][]float64) {
+		copy(y[lo:], m.outputs(m.forward(m.standardise(part)), rowCount(part)))
+	})
+	return y
+}
+
+// predictBatch is the most rows a forward pass of Predict or
+// InputGradients holds: each layer's activations are rows × width, so
+// without a bound a pass over 10⁶ rows held gigabytes. Every row is
+// computed alone (a row of a product depends only on its own row), so the
+// results do not depend on the batching.
+const predictBatch = 4096
+
+// forBatches calls f on consecutive slices of at most predictBatch rows of
+// the column-major X, with the first row's index.
+func forBatches(X [][]float64, f func(lo int, part [][]float64)) {
+	rows := rowCount(X)
+	part := make([][]float64, len(X))
+	for lo := 0; lo < rows; lo += predictBatch {
+		hi := min(lo+predictBatch, rows)
+		for j, col := range X {
+			part[j] = col[lo:hi]
+		}
+		f(lo, part)
 	}
-	return m.outputs(m.forward(m.standardise(X)), rows)
 }
 
 // outputs converts the network's standardised outputs to original units.
