@@ -10,6 +10,10 @@ const defaultGrid = "" +
 	"symbolic:1000x5,symbolic:10000x5,symbolic:100000x5,symbolic:1000000x5,symbolic:10000000x5," +
 	"causal:10000x50,causal:10000x100,causal:10000x200,causal:10000x500," +
 	"symbolic:10000x10,symbolic:10000x20,symbolic:10000x50,symbolic:10000x100,symbolic:10000x200,symbolic:10000x500," +
+	"neural:1000x5,neural:10000x5,neural:100000x5,neural:1000000x5,neural:10000000x5," +
+	"neural:10000x10,neural:10000x20,neural:10000x50,neural:10000x100,neural:10000x200,neural:10000x500," +
+	"neuro_symbolic:1000x5,neuro_symbolic:10000x5,neuro_symbolic:100000x5,neuro_symbolic:1000000x5,neuro_symbolic:10000000x5," +
+	"neuro_symbolic:10000x10,neuro_symbolic:10000x20,neuro_symbolic:10000x50,neuro_symbolic:10000x100,neuro_symbolic:10000x200,neuro_symbolic:10000x500," +
 	"conservation:1000x5,conservation:10000x5,conservation:100000x5,conservation:1000000x5,conservation:10000000x5," +
 	"conservation:10000x10,conservation:10000x16,conservation:10000x20,conservation:10000x50," +
 	"conservation:10000x100,conservation:10000x200,conservation:10000x500," +

@@ -63,7 +63,7 @@ var listClaims bool
 func main() {
 	child := flag.Bool("child", false, "run one point in this process and print it as JSON")
 	flag.BoolVar(&listClaims, "list", false, "child: list the passing claims")
-	mode := flag.String("mode", "causal", "symbolic, causal, causal-null (independent columns), graph (causal.Discover alone), conservation or dynamics")
+	mode := flag.String("mode", "causal", "symbolic, neural, neuro_symbolic (the three on the symbolic table), causal, causal-null (independent columns), graph (causal.Discover alone), conservation or dynamics")
 	rows := flag.Int("rows", 1000, "rows")
 	cols := flag.Int("cols", 5, "columns")
 	seed := flag.Int64("seed", 1, "seed")
@@ -197,7 +197,7 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 	var truth [][2]string
 	var clean [][]float64 // conservation: the states without noise
 	switch mode {
-	case "symbolic":
+	case "symbolic", "neural", "neuro_symbolic":
 		names, X = symbolicTable(rows, cols, uint64(seed))
 	case "causal-null": // independent Gaussian columns: any passing claim is a false one
 		s := bench.LinearSEM(fmt.Sprintf("scale-null-%dx%d", cols, rows), cols, rows, 0, "gaussian", uint64(seed))
@@ -238,7 +238,7 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 	}
 	spec := engine.Spec{Mode: engine.Mode(strings.TrimSuffix(mode, "-null")), Seed: seed, TimeLimit: limit}
 	switch mode {
-	case "symbolic":
+	case "symbolic", "neural", "neuro_symbolic":
 		spec.Targets = []string{"y"}
 	case "conservation":
 		spec = conservationSpec(names, seed, limit)
@@ -282,7 +282,7 @@ func runPoint(mode string, rows, cols int, seed int64, limit time.Duration, cpuP
 	case "dynamics":
 		scoreDynamics(&p, res, len(names)-2)
 	}
-	if mode == "symbolic" && res.Summary.BestClaimIndex >= 0 {
+	if spec.Targets != nil && res.Summary.BestClaimIndex >= 0 {
 		p.Extra["best_r2"] = valueOr(res.Claims[res.Summary.BestClaimIndex].Evidence.RSquared)
 	}
 	runtime.KeepAlive(X)
