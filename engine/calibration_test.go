@@ -95,7 +95,7 @@ func TestLawWithoutHeldOutSkillFailsControls(t *testing.T) {
 		law  *lawModel
 		pass bool
 	}{{law("x", 1), true}, {law("-x", -1), false}, {law("10*x", 10), false}} {
-		ev := r.evaluateLaw(c.law, y, refitEvidence{cv: math.NaN(), complete: true}, 1)
+		ev := r.evaluateLaw(c.law, y, r.data.predictions(c.law), refitEvidence{cv: math.NaN(), complete: true}, 1)
 		if len(ev.controls) == 0 {
 			t.Fatalf("%s: no controls ran", c.law.expression)
 		}

@@ -47,6 +47,18 @@ func (s *fitSums) rSquared() float64 {
 // columns in chunks of evidenceChunk rows, reading the table twice and
 // copying none of it.
 func (d *dataset) rSquaredOn(m *lawModel, y []float64, sets int, in func(k, i int) bool) []float64 {
+	view := make([][]float64, len(d.X))
+	return rSquaredSets(y, sets, in, func(lo, hi int) []float64 {
+		for j, col := range d.X {
+			view[j] = col[lo:hi]
+		}
+		return m.predict(view)
+	})
+}
+
+// rSquaredSets is rSquaredOn with the predictions of rows [lo, hi) given
+// by predict, asked for in chunks of evidenceChunk rows.
+func rSquaredSets(y []float64, sets int, in func(k, i int) bool, predict func(lo, hi int) []float64) []float64 {
 	sums := make([]fitSums, sets)
 	for i, v := range y {
 		for k := range sums {
@@ -60,13 +72,9 @@ func (d *dataset) rSquaredOn(m *lawModel, y []float64, sets int, in func(k, i in
 	for k, s := range sums {
 		means[k] = s.sum / float64(max(s.n, 1))
 	}
-	view := make([][]float64, len(d.X))
 	for lo := 0; lo < len(y); lo += evidenceChunk {
 		hi := min(lo+evidenceChunk, len(y))
-		for j, col := range d.X {
-			view[j] = col[lo:hi]
-		}
-		for off, p := range m.predict(view) {
+		for off, p := range predict(lo, hi) {
 			i := lo + off
 			for k := range sums {
 				if in == nil || in(k, i) {
@@ -84,9 +92,32 @@ func (d *dataset) rSquaredOn(m *lawModel, y []float64, sets int, in func(k, i in
 	return out
 }
 
+// predictions is law m's prediction on every row, made in chunks of
+// evidenceChunk rows on views of the columns: the law's r_squared, its
+// held_out_r_squared and its predicted-against-observed plot all read
+// them, so a law that is costly to evaluate (a neural surrogate) passes
+// over the rows once.
+func (d *dataset) predictions(m *lawModel) []float64 {
+	rows := 0
+	if len(d.X) > 0 {
+		rows = len(d.X[0])
+	}
+	out := make([]float64, 0, rows)
+	view := make([][]float64, len(d.X))
+	for lo := 0; lo < rows; lo += evidenceChunk {
+		hi := min(lo+evidenceChunk, rows)
+		for j, col := range d.X {
+			view[j] = col[lo:hi]
+		}
+		out = append(out, m.predict(view)...)
+	}
+	return out
+}
+
 // lawFit is a law's r_squared (every row) and held_out_r_squared (every
-// evidence row, isEvidenceRow).
-func (d *dataset) lawFit(m *lawModel, y []float64) (all, heldOut float64) {
-	r2 := d.rSquaredOn(m, y, 2, func(k, i int) bool { return k == 0 || d.isEvidenceRow(i) })
+// evidence row, isEvidenceRow), from its predictions on every row.
+func (d *dataset) lawFit(pred, y []float64) (all, heldOut float64) {
+	r2 := rSquaredSets(y, 2, func(k, i int) bool { return k == 0 || d.isEvidenceRow(i) },
+		func(lo, hi int) []float64 { return pred[lo:hi] })
 	return r2[0], r2[1]
 }

@@ -88,7 +88,7 @@ func TestStreamedFitMatchesSliceFit(t *testing.T) {
 		return out
 	}}
 	yd := d.column("y")
-	all, held := d.lawFit(law, yd)
+	all, held := d.lawFit(d.predictions(law), yd)
 	wantAll := controls.RSquared(yd, law.predict(d.X))
 	wantHeld := controls.RSquared(pickRows(yd, d.holdout), law.predict(rowsOf(d.X, d.holdout)))
 	if math.Abs(all-wantAll) > 1e-12 || math.Abs(held-wantHeld) > 1e-12 {

@@ -94,8 +94,9 @@ type refitEvidence struct {
 }
 
 // evaluateLaw measures a law: fit on all rows, held-out fit on every row
-// the search did not train on (lawFit), negative controls on the held-out
-// subsample and bootstrap stability.
+// the search did not train on (lawFit, from pred, the law's predictions on
+// every row), negative controls on the held-out subsample and bootstrap
+// stability.
 // The method-level measurements (cross-validation, bootstrap refits) are
 // computed once per target and passed in as refits.
 //
@@ -106,10 +107,10 @@ type refitEvidence struct {
 //
 // When the run's time limit has expired the controls are not run: each is
 // reported failed with p-value 1 (notRun) and the law is not decided.
-func (r *runner) evaluateLaw(m *lawModel, y []float64, refits refitEvidence, tests int) lawEvaluation {
+func (r *runner) evaluateLaw(m *lawModel, y, pred []float64, refits refitEvidence, tests int) lawEvaluation {
 	d := r.data
 	ev := lawEvaluation{decided: refits.complete}
-	ev.rSquared, ev.heldOut = d.lawFit(m, y)
+	ev.rSquared, ev.heldOut = d.lawFit(pred, y)
 	ev.cv = refits.cv
 	if !r.plan.spec.Parameters.CrossValidate {
 		ev.cv = ev.heldOut
@@ -367,11 +368,12 @@ func (r *runner) laws(ctx context.Context, m lawMethod) error {
 			return err
 		}
 		for i, law := range f.models {
-			idx := r.addClaim(r.lawClaim(f.target, law, r.evaluateLaw(law, f.y, refits, len(f.models))))
+			pred := r.data.predictions(law)
+			idx := r.addClaim(r.lawClaim(f.target, law, r.evaluateLaw(law, f.y, pred, refits, len(f.models))))
 			if i > 0 {
 				r.result.Summary.Alternatives = append(r.result.Summary.Alternatives, idx)
 			}
-			r.plotLaw(f.target, law, f.y, i == 0)
+			r.plotLaw(f.target, law, f.y, pred, i == 0)
 		}
 		progress(1)
 	}

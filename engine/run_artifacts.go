@@ -14,8 +14,8 @@ import (
 // plotLaw adds the predicted-versus-observed plot of a law under its own name
 // (artifacts.LawPlotName), and for the chosen law also under the target's name
 // (artifacts.TargetPlotName) that runs have always had.
-func (r *runner) plotLaw(target string, m *lawModel, y []float64, chosen bool) {
-	svg, err := artifacts.PredictedVsObserved(y, m.predict(r.data.X), target+": "+m.expression)
+func (r *runner) plotLaw(target string, m *lawModel, y, pred []float64, chosen bool) {
+	svg, err := artifacts.PredictedVsObserved(y, pred, target+": "+m.expression)
 	if err != nil {
 		return
 	}
