@@ -237,3 +237,41 @@ func TestPartials(t *testing.T) {
 		t.Fatalf("Partials = %v, want %v", got, want)
 	}
 }
+
+// Past maxPairFeatures features only the pairs of the steepest ones are
+// estimated: with y = 3·x0·x1 + x2 among 40 features, the strengths of the
+// pairs among the 20 steepest (x0, x1 and x2 among them) are those of
+// estimating every pair, x0 and x1 interact most, and every other pair
+// is 0.
+func TestInteractionStrengthsOfWideDataKeepTheSteepest(t *testing.T) {
+	const p = 2 * maxPairFeatures
+	ranges := make([][2]float64, p)
+	for j := range ranges {
+		ranges[j] = [2]float64{1, 2}
+	}
+	X := uniformColumns(7, 400, ranges...)
+	y := targetOf(X, func(x []float64) float64 { return 3*x[0]*x[1] + x[2] })
+	m, err := Train(context.Background(), X, y, Options{Hidden: []int{16}, Epochs: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, all := m.InteractionStrengths(X), m.interactionStrengths(X, p)
+	estimated := map[int]bool{}
+	for i := range p {
+		for j := range p {
+			if i == j || got.Additive[i][j] == 0 {
+				continue
+			}
+			if got.Additive[i][j] > got.Additive[0][1] {
+				t.Errorf("pair %d, %d interacts more (%.3g) than x0, x1 (%.3g)", i, j, got.Additive[i][j], got.Additive[0][1])
+			}
+			estimated[i] = true
+			if got.Additive[i][j] != all.Additive[i][j] {
+				t.Fatalf("pair %d, %d: %v, every pair estimated gives %v", i, j, got.Additive[i][j], all.Additive[i][j])
+			}
+		}
+	}
+	if len(estimated) != maxPairFeatures || !estimated[0] || !estimated[1] || !estimated[2] {
+		t.Errorf("pairs estimated for %d features (%v): want %d, x0, x1 and x2 among them", len(estimated), estimated, maxPairFeatures)
+	}
+}
