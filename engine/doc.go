@@ -21,6 +21,10 @@
 //     only when the surrogate rebuilt from its parts stays within
 //     neural.SplitTolerance of itself, so the structure holds to about the
 //     surrogate's own fit error (a few per cent at the default epochs).
+//     The surrogate reads only the columns it uses: it is trained again
+//     without the columns of little importance and kept when it fits as
+//     well (surrogate_screen.go), so the structure names only the law's
+//     variables, e.g. "y = f(x0) * g(x1) * h(x2)" among 500 columns.
 //   - neuro_symbolic: the surrogate denoises the target and tests
 //     separability; short symbolic searches fit each group's partial
 //     function (or the denoised target when nothing separates), and their

@@ -20,10 +20,19 @@ const importanceShare = 0.1
 const separabilityRows = 300
 
 // surrogate is a trained network with what the engine derived from it.
+// The network reads the columns cols of the features (screenSurrogate);
+// structure and used index the features themselves.
 type surrogate struct {
 	model     *neural.Model
+	cols      []int
 	structure neural.Structure
 	used      []int
+}
+
+// predict evaluates the network on the features X (column-major, every
+// feature), reading only its own columns.
+func (s *surrogate) predict(X [][]float64) []float64 {
+	return s.model.Predict(pickRows(X, s.cols))
 }
 
 // neuralMode is the neural mode: an MLP surrogate of each target
@@ -68,24 +77,19 @@ func (m *neuralMode) options(effort float64, seed int64) neural.Options {
 	}
 }
 
-// trainSurrogate fits the network on (X, y) and analyses it on X.
+// trainSurrogate fits the network on (X, y), on the columns it uses
+// (screenSurrogate), and analyses it on X.
 func trainSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (*surrogate, error) {
-	m, err := neural.Train(ctx, X, y, opts)
+	m, cols, err := screenSurrogate(ctx, X, y, opts)
 	if err != nil {
 		return nil, err
 	}
-	probe := rowsOf(X, thin(seq(0, len(y)), separabilityRows))
-	s := &surrogate{model: m, structure: m.Separability(probe)}
-	imp := m.Importance(probe)
-	top := 0.0
-	for _, v := range imp {
-		top = math.Max(top, v)
+	probe := rowsOf(pickRows(X, cols), thin(seq(0, len(y)), separabilityRows))
+	s := &surrogate{model: m, cols: cols, structure: m.Separability(probe)}
+	for g, group := range s.structure.Groups {
+		s.structure.Groups[g] = pickRows(cols, group)
 	}
-	for j, v := range imp {
-		if top > 0 && v >= importanceShare*top {
-			s.used = append(s.used, j)
-		}
-	}
+	s.used = pickRows(cols, usedColumns(m, probe))
 	return s, nil
 }
 
@@ -95,8 +99,8 @@ func (s *surrogate) law(target string, names []string) *lawModel {
 	desc := s.structure.Describe(target, names)
 	return &lawModel{
 		expression: desc,
-		complexity: len(s.structure.Groups) + len(names),
-		predict:    s.model.Predict,
+		complexity: len(s.structure.Groups) + len(s.cols),
+		predict:    s.predict,
 		used:       s.used,
 		form:       desc,
 	}
@@ -115,6 +119,7 @@ func (m *neuralMode) pretrain(ctx context.Context, target string, y []float64) (
 	if err != nil {
 		return nil, m.searchFailed(ctx, "neural pretraining", err)
 	}
+	s.model.Inputs = pickRows(m.data.features, s.cols)
 	var buf bytes.Buffer
 	if err := s.model.Save(&buf); err == nil {
 		m.result.Artifacts = append(m.result.Artifacts,

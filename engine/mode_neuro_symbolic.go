@@ -87,7 +87,7 @@ func (m *neuroSymbolicMode) seeds(ctx context.Context, s *surrogate, X [][]float
 	// generations at full effort) and at least a refit's half.
 	partEffort := math.Max(effort/float64(max(2, len(groups))), effortRefit/2)
 	if len(groups) < 2 || (form != neural.Additive && form != neural.Multiplicative) {
-		res, err := symbolic.Fit(ctx, X, s.model.Predict(X), m.data.features, m.symbolic.options(ctx, partEffort, seed))
+		res, err := symbolic.Fit(ctx, X, s.predict(X), m.data.features, m.symbolic.options(ctx, partEffort, seed))
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func (m *neuroSymbolicMode) seeds(ctx context.Context, s *surrogate, X [][]float
 		}
 		return []*symbolic.Model{res.Best}, nil
 	}
-	partials := neural.Partials(s.model.Predict, X, groups)
+	partials := neural.Partials(s.predict, X, groups)
 	parts := make([]*symbolic.Model, len(groups))
 	for g, cols := range groups {
 		part, err := m.fitPart(ctx, X, cols, partials[g], partEffort, seed+int64(g))

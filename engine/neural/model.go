@@ -38,6 +38,9 @@ type Model struct {
 	// ValR2 is the coefficient of determination on the held-out validation
 	// rows, for the weights the model keeps.
 	ValR2 float64 `json:"validation_r2"`
+	// Inputs optionally names the features the model reads, in order, for
+	// a model trained on some columns of a table; Train leaves it empty.
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // ValidationR2 returns R² on the validation split for the kept weights.

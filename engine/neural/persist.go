@@ -55,6 +55,9 @@ func (m *Model) validate() error {
 			return fmt.Errorf("input %d std %v is not positive and finite", j, s)
 		}
 	}
+	if len(m.Inputs) != 0 && len(m.Inputs) != n {
+		return fmt.Errorf("%d input names for %d inputs", len(m.Inputs), n)
+	}
 	if !(m.OutputStd > 0) || math.IsInf(m.OutputStd, 0) {
 		return fmt.Errorf("output std %v is not positive and finite", m.OutputStd)
 	}

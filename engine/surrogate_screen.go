@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+
+	"github.com/discolab/disco/engine/neural"
+)
+
+// A narrower network fits as well as the first when its validation fit
+// error is at most (1 + screenSlack) times the first's plus screenFloor.
+// Two trainings of one network on the same columns differ by about a tenth
+// of their fit error with noise, and by up to screenFloor on exact data,
+// where the fit error is the network's precision rather than the noise's.
+// Both are less than a relativistic factor's weak variable (v in
+// m·c²/√(1 − v²/c²)) leaves when dropped. A split's allowance
+// (neural.Model.SplitTolerance) let such a variable go, and comparing with
+// each accepted network rather than the first let the error grow round by
+// round (test/bench/README.md, changelog "Neural scale 1").
+const (
+	screenSlack = 0.1
+	screenFloor = 0.01
+)
+
+// maxScreenRetrains bounds the networks screenSurrogate trains after the
+// first.
+const maxScreenRetrains = 4
+
+// screenSurrogate trains the neural surrogate on the columns of X, then
+// again on the columns it uses, and keeps the narrower network when it
+// fits as well: backward elimination of inputs by the network's own
+// sensitivities (recursive feature elimination, Guyon et al. 2002, Machine
+// Learning 46:389). It returns the model and the columns of X it reads, in
+// order.
+//
+// The rule: the columns whose importance (neural.Model.Importance on a
+// thinned probe of the rows) is below importanceShare of the largest are
+// dropped, and the network trained on the rest replaces the wider one when
+// its validation fit error √(1 − R²) is about the first network's
+// (fitsAsWell): a dropped column that mattered leaves its effect in the
+// fit error, one that did not costs nothing. When the narrower network
+// fits worse, the less important half of the dropped columns is tried
+// instead, so that one weak but real column does not keep every idle one.
+// A network trained on the 2,000 training rows of a wide table fits the
+// idle columns as well as the law's, and its structure names every column;
+// the narrower network fits the law and names only its variables. At most
+// maxScreenRetrains networks after the first; a network the context cuts
+// short is not kept.
+func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (*neural.Model, []int, error) {
+	cols := seq(0, len(X))
+	m, err := neural.Train(ctx, X, y, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := m
+	drop := idleColumns(m, pickRows(X, cols))
+	for range maxScreenRetrains {
+		if len(drop) == 0 {
+			break
+		}
+		narrow := without(cols, pickRows(cols, drop))
+		m2, err := neural.Train(ctx, pickRows(X, narrow), y, opts)
+		if err != nil {
+			break
+		}
+		if fitsAsWell(m2, first) {
+			m, cols = m2, narrow
+			drop = idleColumns(m, pickRows(X, cols))
+		} else {
+			drop = drop[:len(drop)/2]
+		}
+	}
+	return m, cols, nil
+}
+
+// usedColumns lists the inputs of m, indexes into X, whose importance on a
+// probe of X's rows is at least importanceShare of the largest; none when
+// the model is flat.
+func usedColumns(m *neural.Model, X [][]float64) []int {
+	imp, top := importance(m, X)
+	var used []int
+	for j, v := range imp {
+		if top > 0 && v >= importanceShare*top {
+			used = append(used, j)
+		}
+	}
+	return used
+}
+
+// idleColumns lists the other inputs of m, least important first; none
+// when the model is flat.
+func idleColumns(m *neural.Model, X [][]float64) []int {
+	imp, top := importance(m, X)
+	var idle []int
+	for j, v := range imp {
+		if top > 0 && v < importanceShare*top {
+			idle = append(idle, j)
+		}
+	}
+	slices.SortStableFunc(idle, func(a, b int) int { return cmp.Compare(imp[a], imp[b]) })
+	return idle
+}
+
+// importance is m's importance of each input on a probe of X's rows, and
+// the largest.
+func importance(m *neural.Model, X [][]float64) ([]float64, float64) {
+	imp := m.Importance(rowsOf(X, thin(seq(0, len(X[0])), separabilityRows)))
+	top := 0.0
+	for _, v := range imp {
+		top = math.Max(top, v)
+	}
+	return imp, top
+}
+
+// without returns cols less the members of drop, in order.
+func without(cols, drop []int) []int {
+	var out []int
+	for _, j := range cols {
+		if !slices.Contains(drop, j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// fitsAsWell reports whether narrow's validation fit error is within
+// screenSlack and screenFloor of wide's.
+func fitsAsWell(narrow, wide *neural.Model) bool {
+	fitErr := func(m *neural.Model) float64 { return math.Sqrt(math.Max(0, 1-m.ValidationR2())) }
+	return fitErr(narrow) <= (1+screenSlack)*fitErr(wide)+screenFloor
+}
