@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -79,5 +81,35 @@ func TestScreenSurrogateKeepsAWeakColumn(t *testing.T) {
 	}
 	if !slices.Equal(cols, []int{0, 1}) {
 		t.Fatalf("screened to columns %v, want [0 1]: dropping x1 loses its effect, x2 has none", cols)
+	}
+}
+
+// A neural run on a wide table claims the law's structure over the law's
+// variables, and its saved surrogate names the columns it reads.
+func TestDiscoverNeuralOnAWideTable(t *testing.T) {
+	X, y := wideProduct(13, 1500, 20)
+	names := make([]string, len(X))
+	for j := range names {
+		names[j] = fmt.Sprintf("x%d", j)
+	}
+	f := frameOf(t, append(names, "y"), append(X, y)...)
+	res, err := Discover(context.Background(), f, Spec{Mode: ModeNeural, Targets: []string{"y"}, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := res.Claims[res.Summary.BestClaimIndex]
+	if best.Expression != "y = f(x0) * g(x1) * h(x2)" || !best.Evidence.NegativeControlsPassed {
+		t.Fatalf("claim %q, controls passed %v; want y = f(x0) * g(x1) * h(x2), passing", best.Expression, best.Evidence.NegativeControlsPassed)
+	}
+	var saved *neural.Model
+	for _, a := range res.Artifacts {
+		if a.Name == "surrogate-y.json" {
+			if saved, err = neural.Load(bytes.NewReader(a.Content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if saved == nil || !slices.Equal(saved.Inputs, []string{"x0", "x1", "x2"}) {
+		t.Fatalf("saved surrogate %+v, want one reading x0, x1, x2", saved)
 	}
 }

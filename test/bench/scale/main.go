@@ -327,9 +327,14 @@ func skeletonF1(found, truth [][2]string) float64 {
 }
 
 // measure runs one point in a child process.
+// With -list, the child lists the passing claims.
 func measure(self, mode string, rows, cols int, seed int64, limit time.Duration) point {
-	return runChild(self, point{Mode: mode, Rows: rows, Cols: cols}, "-child", "-mode", mode, "-rows", strconv.Itoa(rows),
-		"-cols", strconv.Itoa(cols), "-seed", strconv.FormatInt(seed, 10), "-time-limit", limit.String())
+	args := []string{"-child", "-mode", mode, "-rows", strconv.Itoa(rows),
+		"-cols", strconv.Itoa(cols), "-seed", strconv.FormatInt(seed, 10), "-time-limit", limit.String()}
+	if listClaims {
+		args = append(args, "-list")
+	}
+	return runChild(self, point{Mode: mode, Rows: rows, Cols: cols}, args...)
 }
 
 // runChild runs self with args and returns the point it prints, with its CPU
