@@ -61,8 +61,8 @@ func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neura
 			break
 		}
 		narrow := without(cols, pickRows(cols, drop))
-		m2, err := neural.Train(ctx, pickRows(X, narrow), y, opts)
-		if err != nil {
+		m2 := trainWhole(ctx, pickRows(X, narrow), y, opts)
+		if m2 == nil {
 			break
 		}
 		if fitsAsWell(m2, first) {
@@ -73,6 +73,16 @@ func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neura
 		}
 	}
 	return m, cols, nil
+}
+
+// trainWhole trains a network and returns it, or nil when the training
+// failed or the context cut it short.
+func trainWhole(ctx context.Context, X [][]float64, y []float64, opts neural.Options) *neural.Model {
+	m, err := neural.Train(ctx, X, y, opts)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // usedColumns lists the inputs of m, indexes into X, whose importance on a

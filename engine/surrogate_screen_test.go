@@ -88,9 +88,9 @@ func TestScreenSurrogateKeepsAWeakColumn(t *testing.T) {
 // variables, and its saved surrogate names the columns it reads.
 func TestDiscoverNeuralOnAWideTable(t *testing.T) {
 	X, y := wideProduct(13, 1500, 20)
-	names := make([]string, len(X))
-	for j := range names {
-		names[j] = fmt.Sprintf("x%d", j)
+	names := make([]string, 0, len(X)+1)
+	for j := range X {
+		names = append(names, fmt.Sprintf("x%d", j))
 	}
 	f := frameOf(t, append(names, "y"), append(X, y)...)
 	res, err := Discover(context.Background(), f, Spec{Mode: ModeNeural, Targets: []string{"y"}, Seed: 1}, nil)
