@@ -50,18 +50,20 @@ const maxScreenRetrains = 4
 // short is not kept.
 func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (*neural.Model, []int, error) {
 	cols := seq(0, len(X))
-	m, err := neural.Train(ctx, X, y, opts)
+	m, err := neural.Train(ctx, X, y, withProgress(opts, 0, screenFirstShare))
 	if err != nil {
 		return nil, nil, err
 	}
 	first := m
 	drop := idleColumns(m, pickRows(X, cols))
-	for range maxScreenRetrains {
+	step := (1 - screenFirstShare) / maxScreenRetrains
+	for k := range maxScreenRetrains {
 		if len(drop) == 0 {
 			break
 		}
 		narrow := without(cols, pickRows(cols, drop))
-		m2 := trainWhole(ctx, pickRows(X, narrow), y, opts)
+		lo := screenFirstShare + float64(k)*step
+		m2 := trainWhole(ctx, pickRows(X, narrow), y, withProgress(opts, lo, lo+step))
 		if m2 == nil {
 			break
 		}
@@ -72,7 +74,23 @@ func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neura
 			drop = drop[:len(drop)/2]
 		}
 	}
+	if opts.Progress != nil {
+		opts.Progress(1)
+	}
 	return m, cols, nil
+}
+
+// screenFirstShare is the share of screenSurrogate's progress given to the
+// first network; each retraining gets an equal part of the rest.
+const screenFirstShare = 0.6
+
+// withProgress maps a training's progress, 0 to 1, onto lo to hi of the
+// caller's.
+func withProgress(opts neural.Options, lo, hi float64) neural.Options {
+	if report := opts.Progress; report != nil {
+		opts.Progress = func(p float64) { report(lo + (hi-lo)*p) }
+	}
+	return opts
 }
 
 // trainWhole trains a network and returns it, or nil when the training

@@ -113,3 +113,24 @@ func TestDiscoverNeuralOnAWideTable(t *testing.T) {
 		t.Fatalf("saved surrogate %+v, want one reading x0, x1, x2", saved)
 	}
 }
+
+// The progress of screening climbs once from 0 to 1 over every network it
+// trains, never back.
+func TestScreenSurrogateProgressClimbsOnce(t *testing.T) {
+	X, y := wideProduct(14, 600, 12)
+	var seen []float64
+	opts := neural.Options{Hidden: []int{16, 16}, Epochs: 60, Seed: 1, Progress: func(p float64) { seen = append(seen, p) }}
+	_, cols, err := screenSurrogate(context.Background(), X, y, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols) == len(X) {
+		t.Fatal("no column dropped: the test needs a retraining")
+	}
+	if !slices.IsSorted(seen) || seen[len(seen)-1] != 1 {
+		t.Fatalf("progress %v: want non-decreasing, ending at 1", seen)
+	}
+	if !slices.ContainsFunc(seen, func(p float64) bool { return p > screenFirstShare && p < 1 }) {
+		t.Fatalf("progress %v: the retraining reported nothing", seen)
+	}
+}
