@@ -80,16 +80,15 @@ func (m *neuralMode) options(effort float64, seed int64) neural.Options {
 // trainSurrogate fits the network on (X, y), on the columns it uses
 // (screenSurrogate), and analyses it on X.
 func trainSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (*surrogate, error) {
-	m, cols, err := screenSurrogate(ctx, X, y, opts)
+	m, cols, used, err := screenSurrogate(ctx, X, y, opts)
 	if err != nil {
 		return nil, err
 	}
 	probe := rowsOf(pickRows(X, cols), thin(seq(0, len(y)), separabilityRows))
-	s := &surrogate{model: m, cols: cols, structure: m.Separability(probe)}
+	s := &surrogate{model: m, cols: cols, structure: m.Separability(probe), used: used}
 	for g, group := range s.structure.Groups {
 		s.structure.Groups[g] = pickRows(cols, group)
 	}
-	s.used = pickRows(cols, usedColumns(m, probe))
 	return s, nil
 }
 

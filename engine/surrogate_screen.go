@@ -11,10 +11,9 @@ import (
 
 // A narrower network fits as well as the first when its validation fit
 // error is at most (1 + screenSlack) times the first's plus screenFloor.
-// Two trainings of one network on the same columns differ by about a tenth
-// of their fit error with noise, and by up to screenFloor on exact data,
-// where the fit error is the network's precision rather than the noise's.
-// Both are less than a relativistic factor's weak variable (v in
+// On exact data the fit error is the network's precision, not the noise's,
+// and trainings with other seeds differ by up to screenFloor; with noise
+// the slack is a share of the error. Both are less than a relativistic factor's weak variable (v in
 // m·c²/√(1 − v²/c²)) leaves when dropped. A split's allowance
 // (neural.Model.SplitTolerance) let such a variable go, and comparing with
 // each accepted network rather than the first let the error grow round by
@@ -33,7 +32,7 @@ const maxScreenRetrains = 4
 // fits as well: backward elimination of inputs by the network's own
 // sensitivities (recursive feature elimination, Guyon et al. 2002, Machine
 // Learning 46:389). It returns the model and the columns of X it reads, in
-// order.
+// order, and the columns of X the model uses (partitionColumns).
 //
 // The rule: the columns whose importance (neural.Model.Importance on a
 // thinned probe of the rows) is below importanceShare of the largest are
@@ -48,14 +47,14 @@ const maxScreenRetrains = 4
 // the narrower network fits the law and names only its variables. At most
 // maxScreenRetrains networks after the first; a network the context cuts
 // short is not kept.
-func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (*neural.Model, []int, error) {
-	cols := seq(0, len(X))
-	m, err := neural.Train(ctx, X, y, withProgress(opts, 0, screenFirstShare))
+func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neural.Options) (m *neural.Model, cols, used []int, err error) {
+	cols = seq(0, len(X))
+	m, err = neural.Train(ctx, X, y, withProgress(opts, 0, screenFirstShare))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	first := m
-	drop := idleColumns(m, pickRows(X, cols))
+	used, drop := partitionColumns(m, X)
 	step := (1 - screenFirstShare) / maxScreenRetrains
 	for k := range maxScreenRetrains {
 		if len(drop) == 0 {
@@ -69,7 +68,7 @@ func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neura
 		}
 		if fitsAsWell(m2, first) {
 			m, cols = m2, narrow
-			drop = idleColumns(m, pickRows(X, cols))
+			used, drop = partitionColumns(m, pickRows(X, cols))
 		} else {
 			drop = drop[:len(drop)/2]
 		}
@@ -77,7 +76,7 @@ func screenSurrogate(ctx context.Context, X [][]float64, y []float64, opts neura
 	if opts.Progress != nil {
 		opts.Progress(1)
 	}
-	return m, cols, nil
+	return m, cols, pickRows(cols, used), nil
 }
 
 // screenFirstShare is the share of screenSurrogate's progress given to the
@@ -103,32 +102,24 @@ func trainWhole(ctx context.Context, X [][]float64, y []float64, opts neural.Opt
 	return m
 }
 
-// usedColumns lists the inputs of m, indexes into X, whose importance on a
-// probe of X's rows is at least importanceShare of the largest; none when
-// the model is flat.
-func usedColumns(m *neural.Model, X [][]float64) []int {
+// partitionColumns splits the inputs of m, indexes into X, by their
+// importance on a probe of X's rows: used, at least importanceShare of the
+// largest, in order; idle, the rest, least important first. A flat model
+// uses none and has none idle.
+func partitionColumns(m *neural.Model, X [][]float64) (used, idle []int) {
 	imp, top := importance(m, X)
-	var used []int
-	for j, v := range imp {
-		if top > 0 && v >= importanceShare*top {
-			used = append(used, j)
-		}
+	if top == 0 {
+		return nil, nil
 	}
-	return used
-}
-
-// idleColumns lists the other inputs of m, least important first; none
-// when the model is flat.
-func idleColumns(m *neural.Model, X [][]float64) []int {
-	imp, top := importance(m, X)
-	var idle []int
 	for j, v := range imp {
-		if top > 0 && v < importanceShare*top {
+		if v >= importanceShare*top {
+			used = append(used, j)
+		} else {
 			idle = append(idle, j)
 		}
 	}
 	slices.SortStableFunc(idle, func(a, b int) int { return cmp.Compare(imp[a], imp[b]) })
-	return idle
+	return used, idle
 }
 
 // importance is m's importance of each input on a probe of X's rows, and

@@ -57,8 +57,8 @@ func TestScreenSurrogateKeepsTheLawsColumns(t *testing.T) {
 }
 
 // A column with a small but real effect is kept, since the network without
-// it fits worse than the split tolerance allows, and does not keep the idle
-// column dropped beside it.
+// it fits worse than fitsAsWell allows, and does not keep the idle column
+// dropped beside it.
 func TestScreenSurrogateKeepsAWeakColumn(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	n := 1000
@@ -72,10 +72,10 @@ func TestScreenSurrogateKeepsAWeakColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if used := usedColumns(wide, X); slices.Contains(used, 1) {
+	if used, _ := partitionColumns(wide, X); slices.Contains(used, 1) {
 		t.Fatalf("x1 has importance above the share (used %v): the test needs a weak column", used)
 	}
-	_, cols, err := screenSurrogate(context.Background(), X, y, opts)
+	_, cols, _, err := screenSurrogate(context.Background(), X, y, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestScreenSurrogateProgressClimbsOnce(t *testing.T) {
 	X, y := wideProduct(14, 600, 12)
 	var seen []float64
 	opts := neural.Options{Hidden: []int{16, 16}, Epochs: 60, Seed: 1, Progress: func(p float64) { seen = append(seen, p) }}
-	_, cols, err := screenSurrogate(context.Background(), X, y, opts)
+	_, cols, _, err := screenSurrogate(context.Background(), X, y, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
